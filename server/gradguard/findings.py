@@ -1,0 +1,64 @@
+"""What the engine reports: findings with ranges, related places and fix edits.
+
+Output adapters (CLI formatters, the language server) only convert these.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .source import Span
+
+SAFE = "safe"
+UNSAFE = "unsafe"
+
+
+@dataclass(frozen=True)
+class Edit:
+    """Replace the text in `span` with `new_text` (positions as in `Span`)."""
+
+    span: Span
+    new_text: str
+
+
+@dataclass(frozen=True)
+class Fix:
+    applicability: str  # SAFE or UNSAFE
+    message: str  # what the fix does; for unsafe fixes also what changes
+    edits: tuple[Edit, ...]
+
+
+@dataclass(frozen=True)
+class Related:
+    span: Span
+    message: str
+
+
+@dataclass(frozen=True)
+class Finding:
+    code: str  # "GG101"
+    name: str  # "leaf-inplace"
+    message: str  # one line, in the requested language
+    span: Span  # the offending expression or statement
+    severity: str = "error"  # "error" (raises at runtime) or "warning" (silently wrong)
+    related: tuple[Related, ...] = ()
+    fix: Fix | None = None
+    runtime_error: str = ""  # the exact text torch raises (empty for silent bugs)
+    explanation: str = ""  # Markdown: a short version timeline with this code's own lines
+
+
+@dataclass(frozen=True)
+class ParseNote:
+    """A block that could not be parsed: reported once, never as a rule finding."""
+
+    span: Span
+    message: str
+
+
+@dataclass
+class Report:
+    """Everything the engine found in one file."""
+
+    path: str
+    findings: list[Finding] = field(default_factory=list)
+    parse_notes: list[ParseNote] = field(default_factory=list)
+    facts: object | None = None  # gradguard.facts.Facts, for hover

@@ -1,0 +1,226 @@
+"""The text of one file, held once: line starts, column maps and top-level blocks.
+
+Positions inside gradguard are (line, column) with 0-based lines and 0-based
+*code-point* columns, end exclusive. Converting to UTF-16 (VS Code) or UTF-8
+(Neovim) columns happens only at the edge: the CLI prints code points + 1 like
+ruff, the language server goes through pygls's position codec.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cached_property
+
+# Tokens that matter for finding where a top-level statement ends: strings (any
+# prefix, single or triple quoted), comments, brackets and line continuations.
+_SCAN = re.compile(
+    r"""(?P<str>(?:[rRbBuUfFtT]{0,2})(?:'''|\"\"\"|'|"))"""
+    r"""|(?P<comment>\#[^\n]*)"""
+    r"""|(?P<open>[(\[{])|(?P<close>[)\]}])"""
+    r"""|(?P<cont>\\\r?\n)"""
+    r"""|(?P<nl>\n)"""
+)
+_COMPOUND_CONTINUATION = re.compile(r"(else|elif|except|finally|case)\b")
+_DECORATOR = re.compile(r"@")
+_COMPOUND_START = re.compile(r"(async\s+)?(def|class|for|while|if|with|try|match)\b")
+
+
+@dataclass(frozen=True)
+class Span:
+    """A range in a source: 0-based lines, 0-based code-point columns, end exclusive."""
+
+    start_line: int
+    start_col: int
+    end_line: int
+    end_col: int
+
+    def contains(self, line: int, col: int) -> bool:
+        return (self.start_line, self.start_col) <= (line, col) <= (self.end_line, self.end_col)
+
+    def shifted(self, lines: int) -> "Span":
+        return Span(self.start_line + lines, self.start_col, self.end_line + lines, self.end_col)
+
+
+@dataclass(frozen=True)
+class Block:
+    """A top-level statement group: a def/class with its decorators, a compound
+    statement, or a run of simple module-level statements."""
+
+    start_line: int  # 0-based, inclusive
+    end_line: int  # 0-based, exclusive
+    text: str
+    is_definition: bool  # def/class: its own scope, analysable on its own
+
+
+class Source:
+    """One file's text with its line table and block split."""
+
+    def __init__(self, text: str, path: str = "<stdin>"):
+        # Normalise newlines once so that line numbers agree with every editor.
+        if "\r" in text:
+            text = text.replace("\r\n", "\n").replace("\r", "\n")
+        self.text = text
+        self.path = path
+
+    @cached_property
+    def lines(self) -> list[str]:
+        return self.text.split("\n")
+
+    @cached_property
+    def line_starts(self) -> list[int]:
+        starts = [0]
+        for m in re.finditer("\n", self.text):
+            starts.append(m.end())
+        return starts
+
+    def line_text(self, line: int) -> str:
+        lines = self.lines
+        return lines[line] if 0 <= line < len(lines) else ""
+
+    def offset(self, line: int, col: int) -> int:
+        """Code-point offset into `text` of a (line, column) position."""
+        starts = self.line_starts
+        line = max(0, min(line, len(starts) - 1))
+        return min(starts[line] + col, len(self.text))
+
+    def position(self, offset: int) -> tuple[int, int]:
+        """(line, column) of a code-point offset."""
+        import bisect
+
+        line = bisect.bisect_right(self.line_starts, offset) - 1
+        return line, offset - self.line_starts[line]
+
+    def utf16_col(self, line: int, col: int) -> int:
+        """A code-point column as a UTF-16 column (what VS Code counts)."""
+        prefix = self.line_text(line)[:col]
+        return col + sum(1 for ch in prefix if ord(ch) > 0xFFFF)
+
+    def slice(self, span: Span) -> str:
+        return self.text[self.offset(span.start_line, span.start_col) : self.offset(span.end_line, span.end_col)]
+
+    @cached_property
+    def blocks(self) -> list[Block]:
+        return split_blocks(self.text)
+
+
+def _statement_starts(text: str) -> list[tuple[int, bool]]:
+    """Lines where a top-level logical line starts, each with 'is compound or decorated'.
+
+    A light scanner (strings, comments, brackets, backslashes) rather than the
+    tokenize module: it never fails on half-typed code and costs a few ms for
+    thousands of lines.
+    """
+    starts: list[tuple[int, bool]] = []
+    depth = 0
+    line = 0
+    at_line_start = True
+    continued = False
+    pos = 0
+    n = len(text)
+    while pos <= n:
+        if at_line_start:
+            at_line_start = False
+            if depth == 0 and not continued and pos < n:
+                ch = text[pos]
+                if ch not in " \t\n#\f":
+                    rest = text[pos : pos + 12]
+                    if not _COMPOUND_CONTINUATION.match(rest):
+                        compound = bool(_COMPOUND_START.match(rest) or _DECORATOR.match(rest))
+                        starts.append((line, compound))
+            continued = False
+        m = _SCAN.search(text, pos)
+        if not m:
+            break
+        kind = m.lastgroup
+        if kind == "str":
+            quote = m.group("str").lstrip("rRbBuUfFtT")
+            end = _string_end(text, m.end(), quote)
+            line += text.count("\n", m.start(), end)
+            pos = end
+            continue
+        if kind == "comment":
+            pos = m.end()
+        elif kind == "open":
+            depth += 1
+            pos = m.end()
+        elif kind == "close":
+            depth = max(0, depth - 1)
+            pos = m.end()
+        elif kind == "cont":
+            line += 1
+            continued = True
+            at_line_start = True
+            pos = m.end()
+        else:  # newline
+            line += 1
+            at_line_start = True
+            pos = m.end()
+    return starts
+
+
+def _string_end(text: str, pos: int, quote: str) -> int:
+    """Offset just past the string that starts with `quote` before `pos`."""
+    if len(quote) == 3:
+        end = text.find(quote, pos)
+        while end != -1 and _escaped(text, end):
+            end = text.find(quote, end + 1)
+        return len(text) if end == -1 else end + 3
+    i = pos
+    n = len(text)
+    while i < n:
+        ch = text[i]
+        if ch == "\\":
+            i += 2
+            continue
+        if ch == quote:
+            return i + 1
+        if ch == "\n":  # unterminated single-quoted string ends at the line end
+            return i
+        i += 1
+    return n
+
+
+def _escaped(text: str, pos: int) -> bool:
+    backslashes = 0
+    while pos - backslashes - 1 >= 0 and text[pos - backslashes - 1] == "\\":
+        backslashes += 1
+    return backslashes % 2 == 1
+
+
+def split_blocks(text: str) -> list[Block]:
+    """Split a module into top-level blocks.
+
+    Each def/class (with its decorators) and each compound statement is one
+    block; consecutive simple statements are grouped into one block, so a
+    script-style file still parses in a few pieces and an edit inside one
+    function re-parses that function only.
+    """
+    lines = text.split("\n")
+    starts = _statement_starts(text)
+    blocks: list[Block] = []
+    if not starts:
+        return [Block(0, len(lines), text, False)] if text.strip() else []
+    # Leading comments/blank lines belong to the first block.
+    boundaries: list[tuple[int, bool, bool]] = []  # (line, compound, is_definition)
+    prev_compound = True
+    prev_decorator = False
+    for line, compound in starts:
+        stripped = lines[line].lstrip()
+        is_decorator = stripped.startswith("@")
+        is_definition = bool(re.match(r"(async\s+)?(def|class)\b", stripped)) or is_decorator
+        if prev_decorator:
+            # the def/class after a decorator stays in the decorator's block
+            prev_decorator = is_decorator
+            continue
+        if compound or prev_compound or not boundaries:
+            boundaries.append((line, compound, is_definition))
+        prev_compound = compound
+        prev_decorator = is_decorator
+    for i, (line, _compound, is_definition) in enumerate(boundaries):
+        start = 0 if i == 0 else line
+        end = boundaries[i + 1][0] if i + 1 < len(boundaries) else len(lines)
+        chunk = "\n".join(lines[start:end])
+        if end < len(lines):
+            chunk += "\n"
+        blocks.append(Block(start, end, chunk, is_definition))
+    return blocks
