@@ -1,0 +1,123 @@
+"""`[tool.gradguard]` in the nearest pyproject.toml, merged with command-line or editor settings."""
+from __future__ import annotations
+
+import fnmatch
+import sys
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+DEFAULT_EXCLUDES = (".git", ".venv", "venv", "site-packages", "node_modules", "__pycache__", ".tox", ".nox",
+                    "build", "dist", ".eggs", ".mypy_cache", ".corpus")
+LANGUAGES = ("en", "zh")
+
+
+class ConfigError(ValueError):
+    """A configuration value that is not valid; the message says which and why."""
+
+
+@dataclass(frozen=True)
+class Config:
+    select: tuple[str, ...] = ("GG",)
+    ignore: tuple[str, ...] = ()
+    extend_select: tuple[str, ...] = ()
+    per_file_ignores: dict = field(default_factory=dict)  # glob -> codes
+    exclude: tuple[str, ...] = ()
+    language: str = ""
+    root: str = ""  # folder of the pyproject.toml it came from
+
+    def is_enabled(self, code: str, path: str = "") -> bool:
+        selected = any(code.startswith(p) for p in self.select + self.extend_select)
+        if not selected or any(code.startswith(p) for p in self.ignore):
+            return False
+        if path and self.per_file_ignores:
+            rel = _relative(path, self.root)
+            for pattern, codes in self.per_file_ignores.items():
+                if fnmatch.fnmatch(rel, pattern) or fnmatch.fnmatch(Path(rel).name, pattern):
+                    if any(code.startswith(c) for c in codes):
+                        return False
+        return True
+
+    def merged(self, overrides: dict) -> "Config":
+        """This config with settings from the command line or the editor laid over it."""
+        values = _validate({k: v for k, v in overrides.items() if v not in (None, "", [], ())}, "settings")
+        return replace(self, **values)
+
+
+def _relative(path: str, root: str) -> str:
+    try:
+        return str(Path(path).resolve().relative_to(Path(root).resolve())) if root else path
+    except ValueError:
+        return path
+
+
+def _codes(value, key: str, where: str) -> tuple[str, ...]:
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(f"{where}: `{key}` must be a list of rule codes like [\"GG101\"], got {value!r}")
+    for v in value:
+        if not v.upper().startswith("GG"):
+            raise ConfigError(f"{where}: `{key}` has {v!r}, which is not a gradguard code (they start with GG)")
+    return tuple(v.upper() for v in value)
+
+
+_KEYS = {"select", "ignore", "extend_select", "per_file_ignores", "exclude", "language"}
+
+
+def _validate(raw: dict, where: str) -> dict:
+    values = {}
+    for key, value in raw.items():
+        key = key.replace("-", "_")
+        if key not in _KEYS:
+            raise ConfigError(f"{where}: unknown key `{key}` (known: {', '.join(sorted(_KEYS))})")
+        if key in ("select", "ignore", "extend_select"):
+            values[key] = _codes(value, key, where)
+        elif key == "per_file_ignores":
+            if not isinstance(value, dict):
+                raise ConfigError(f"{where}: `per-file-ignores` must be a table of glob = [codes]")
+            values[key] = {str(k): _codes(v, f"per-file-ignores.{k}", where) for k, v in value.items()}
+        elif key == "exclude":
+            if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
+                raise ConfigError(f"{where}: `exclude` must be a list of glob patterns")
+            values[key] = tuple(value)
+        elif key == "language":
+            if value not in LANGUAGES + ("auto",):
+                raise ConfigError(f"{where}: `language` must be one of en, zh, auto; got {value!r}")
+            values[key] = "" if value == "auto" else value
+    return values
+
+
+def find_pyproject(start: str | Path) -> Path | None:
+    path = Path(start).resolve()
+    folder = path if path.is_dir() else path.parent
+    for candidate in [folder, *folder.parents]:
+        pyproject = candidate / "pyproject.toml"
+        if pyproject.is_file():
+            return pyproject
+    return None
+
+
+def load_config(start: str | Path) -> Config:
+    """The `[tool.gradguard]` config for a file or folder (defaults when there is none)."""
+    pyproject = find_pyproject(start)
+    if pyproject is None:
+        return Config()
+    return config_from_pyproject(pyproject)
+
+
+def config_from_pyproject(pyproject: Path) -> Config:
+    try:
+        data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(f"{pyproject}: cannot read: {exc}") from exc
+    section = data.get("tool", {}).get("gradguard")
+    if section is None:
+        return Config(root=str(pyproject.parent))
+    if not isinstance(section, dict):
+        raise ConfigError(f"{pyproject}: [tool.gradguard] must be a table")
+    return replace(Config(root=str(pyproject.parent)), **_validate(section, f"{pyproject} [tool.gradguard]"))

@@ -1,0 +1,134 @@
+"""The pipeline: Source -> blocks -> cached CST per block -> one Facts pass -> rules -> findings."""
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import libcst as cst
+
+from .config import Config
+from .facts.analysis import FileAnalysis
+from .findings import Finding, ParseNote, Report
+from .noqa import suppressed_codes
+from .parse import ParseCache, ParsedBlock
+from .rules import RuleContext, all_rules
+from .source import Source, Span
+
+log = logging.getLogger("gradguard")
+
+
+class Engine:
+    """Checks files; holds the per-block parse cache, so one Engine per process or server."""
+
+    def __init__(self, cache: ParseCache | None = None):
+        self.cache = cache or ParseCache()
+
+    def check(self, text: str, path: str = "<stdin>", config: Config | None = None, lang: str | None = None) -> Report:
+        """Analyse one file's text and return its findings (suppressions and config applied)."""
+        config = config or Config()
+        lang = lang or config.language or "en"
+        source = Source(text, path)
+        report = Report(path)
+        parsed = [self.cache.parse(block) for block in source.blocks]
+        for pb in parsed:
+            if pb.module is None:
+                line, col = pb.parsed.error_at
+                start = pb.block.start_line + line
+                report.parse_notes.append(
+                    ParseNote(Span(start, col, start, col), f"{pb.error} (lines {pb.block.start_line + 1}-{pb.block.end_line} not analysed)")
+                )
+        modules = [pb.module for pb in parsed if pb.module is not None]
+        good = [pb for pb in parsed if pb.module is not None]
+        try:
+            analysis = FileAnalysis(modules)
+            facts = analysis.run()
+        except RecursionError:
+            log.warning("%s: too deeply nested to analyse", path)
+            report.parse_notes.append(ParseNote(Span(0, 0, 0, 0), "too deeply nested to analyse"))
+            return report
+        locator = Locator(source, good, modules)
+        facts.locator = locator
+        report.facts = facts
+        ctx = RuleContext(source=source, facts=facts, locator=locator, lang=lang)
+        findings: list[Finding] = []
+        for rule in all_rules():
+            if not config.is_enabled(rule.code, path):
+                continue
+            try:
+                findings.extend(rule.check(ctx))
+            except Exception:  # one rule's bug must not hide the others' findings
+                log.exception("%s: rule %s failed", path, rule.code)
+        findings = [f for f in findings if f.code not in suppressed_codes(source, f.span.start_line)]
+        findings.sort(key=lambda f: (f.span.start_line, f.span.start_col, f.code))
+        report.findings = _dedupe(findings)
+        return report
+
+    def check_file(self, path: str | Path, config: Config | None = None, lang: str | None = None) -> Report:
+        data = Path(path).read_bytes()
+        return self.check(decode_source(data), str(path), config, lang)
+
+
+def decode_source(data: bytes) -> str:
+    """Python source bytes as text: UTF-8 (with or without BOM); raises UnicodeDecodeError otherwise."""
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    return data.decode("utf-8")
+
+
+def _dedupe(findings: list[Finding]) -> list[Finding]:
+    seen = set()
+    out = []
+    for f in findings:
+        key = (f.code, f.span)
+        if key not in seen:
+            seen.add(key)
+            out.append(f)
+    return out
+
+
+class Locator:
+    """Finds a node's span: positions are computed per block, only for blocks that report."""
+
+    def __init__(self, source: Source, blocks: list[ParsedBlock], modules: list[cst.Module]):
+        self.source = source
+        self.blocks = blocks
+        self._top_block: dict[int, ParsedBlock] = {}
+        for pb in blocks:
+            for stmt in pb.module.body:
+                self._top_block[id(stmt)] = pb
+
+    def span(self, node: cst.CSTNode, hint: cst.CSTNode | None = None) -> Span | None:
+        if hint is not None:
+            pb = self._top_block.get(id(hint))
+            if pb is not None:
+                found = pb.span(node)
+                if found is not None:
+                    return found
+        pb = self._top_block.get(id(node))
+        if pb is not None:
+            return pb.span(node)
+        for pb in self.blocks:
+            if pb.parsed.positions is not None:
+                found = pb.span(node)
+                if found is not None:
+                    return found
+        for pb in self.blocks:
+            if pb.parsed.positions is None:
+                found = pb.span(node)
+                if found is not None:
+                    return found
+        return None
+
+    def code(self, node: cst.CSTNode) -> str:
+        return cst.Module([]).code_for_node(node)
+
+
+_DEFAULT = Engine()
+
+
+def check_text(text: str, path: str = "<stdin>", config: Config | None = None, lang: str | None = None) -> Report:
+    return _DEFAULT.check(text, path, config, lang)
+
+
+def check_file(path: str | Path, config: Config | None = None, lang: str | None = None) -> Report:
+    return _DEFAULT.check_file(path, config, lang)

@@ -1,0 +1,132 @@
+"""What the server analyses: a text document, or a notebook's code cells as one program.
+
+A `Snapshot` is the text handed to the engine plus how to map its lines back to
+the documents the client knows (one for a file, one per cell for a notebook).
+Columns are code points everywhere here; client units appear only in convert.py.
+"""
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass
+
+from lsprotocol import types
+from pygls.uris import to_fs_path
+from pygls.workspace import Workspace
+
+# A line magic or shell escape: blanked so the cell still parses and lines stay put.
+_MAGIC_LINE = re.compile(r"^\s*[%!]")
+
+
+@dataclass(frozen=True)
+class Piece:
+    """A document's lines inside the analysed text."""
+
+    uri: str
+    start_line: int  # first line of this document in the analysed text
+    line_count: int
+    version: int | None
+
+
+@dataclass
+class Snapshot:
+    key: str  # the text document URI, or the notebook URI
+    text: str
+    path: str  # file system path (or the URI when there is none), for config and the engine
+    pieces: list[Piece]
+    notebook_version: int | None = None
+
+    @property
+    def versions(self) -> tuple:
+        return (self.notebook_version, tuple((p.uri, p.version) for p in self.pieces))
+
+    @property
+    def is_notebook(self) -> bool:
+        return self.notebook_version is not None
+
+    def locate(self, line: int) -> tuple[Piece, int] | None:
+        """The piece holding analysed line `line`, and the line within it."""
+        starts = [p.start_line for p in self.pieces]
+        i = bisect.bisect_right(starts, line) - 1
+        if i < 0:
+            return None
+        piece = self.pieces[i]
+        if line >= piece.start_line + max(piece.line_count, 1):
+            return None
+        return piece, line - piece.start_line
+
+    def piece_for(self, uri: str) -> Piece | None:
+        for p in self.pieces:
+            if p.uri == uri:
+                return p
+        return None
+
+    def describe_line(self, line: int, lang: str) -> str:
+        """'line 3' for a file; 'cell 2, line 1' for a notebook (1-based, as users count)."""
+        if not self.is_notebook:
+            return f"第 {line + 1} 行" if lang == "zh" else f"line {line + 1}"
+        located = self.locate(line)
+        if located is None:
+            return f"line {line + 1}"
+        piece, local = located
+        cell = self.pieces.index(piece) + 1
+        return f"第 {cell} 个单元格第 {local + 1} 行" if lang == "zh" else f"cell {cell}, line {local + 1}"
+
+
+def uri_path(uri: str) -> str:
+    path = to_fs_path(uri) if uri.startswith("file:") else None
+    return path or uri
+
+
+def text_snapshot(workspace: Workspace, uri: str) -> Snapshot | None:
+    doc = workspace.text_documents.get(uri)
+    if doc is None:
+        return None
+    text = doc.source
+    line_count = text.count("\n") + 1
+    return Snapshot(uri, text, uri_path(uri), [Piece(uri, 0, line_count, doc.version)])
+
+
+def notebook_snapshot(workspace: Workspace, notebook_uri: str) -> Snapshot | None:
+    """The notebook's code cells in order, concatenated; magics blanked, `%%` cells skipped."""
+    notebook = workspace.get_notebook_document(notebook_uri=notebook_uri)
+    if notebook is None:
+        return None
+    chunks: list[str] = []
+    pieces: list[Piece] = []
+    line = 0
+    for cell in notebook.cells:
+        if cell.kind != types.NotebookCellKind.Code:
+            continue
+        doc = workspace.text_documents.get(cell.document)
+        if doc is None:
+            continue
+        text = doc.source.replace("\r\n", "\n")
+        lines = text.split("\n")
+        if text.endswith("\n"):
+            lines.pop()
+        first = next((ln for ln in lines if ln.strip()), "")
+        if first.lstrip().startswith("%%"):
+            lines = [""] * len(lines)  # a cell magic: the cell is not Python
+        else:
+            lines = ["" if _MAGIC_LINE.match(ln) else ln for ln in lines]
+        if not lines:
+            lines = [""]
+        pieces.append(Piece(cell.document, line, len(lines), doc.version))
+        chunks.append("\n".join(lines) + "\n")
+        line += len(lines)
+    return Snapshot(
+        notebook_uri, "".join(chunks), uri_path(notebook_uri), pieces, notebook_version=notebook.version
+    )
+
+
+def snapshot_for(workspace: Workspace, key: str) -> Snapshot | None:
+    if workspace.get_notebook_document(notebook_uri=key) is not None:
+        return notebook_snapshot(workspace, key)
+    return text_snapshot(workspace, key)
+
+
+def key_for_uri(workspace: Workspace, uri: str) -> str:
+    """The analysis key of a document: its notebook's URI for a cell, else its own URI."""
+    notebook = workspace.get_notebook_document(cell_uri=uri)
+    return notebook.uri if notebook is not None else uri

@@ -1,0 +1,186 @@
+"""jedi for hover: types and definitions of names that come from other modules.
+
+jedi is slow cold (tens of seconds for torch), so it runs in its own low-priority
+process: it never holds the server's GIL, a call can be abandoned, and a wedged
+worker can be replaced. Every call is bounded in time; results are cached, so a
+hover that timed out is answered from the cache next time. Never used for diagnostics.
+"""
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import multiprocessing
+import os
+import re
+import time
+from collections import OrderedDict
+from typing import Any
+
+_INPLACE_ARG = re.compile(r"inplace\s*=\s*True")
+
+# ---- worker process side -------------------------------------------------------------
+
+_project = None
+_root: str | None = None
+
+
+def _init_worker(root: str | None) -> None:
+    global _project, _root
+    try:
+        os.nice(10)  # warm-up must not starve the server on a small machine
+    except OSError:
+        pass
+    import jedi
+
+    _root = os.path.realpath(root) if root else None
+    _project = jedi.Project(root) if root else None
+
+
+def _script(source: str, path: str | None):
+    import jedi
+
+    return jedi.Script(source, path=path, project=_project, environment=jedi.InterpreterEnvironment())
+
+
+def _warm(modules: tuple[str, ...]) -> float:
+    start = time.perf_counter()
+    for module in modules:
+        code = f"import {module}\n{module}."
+        _script(code, None).complete(2, len(module) + 1)
+    return time.perf_counter() - start
+
+
+def _describe(source: str, path: str | None, line: int, col: int) -> dict[str, Any] | None:
+    """What jedi infers for the name at (0-based line, code-point col)."""
+    names = _script(source, path).infer(line + 1, col)
+    if not names:
+        return None
+    name = names[0]
+    module_path = str(name.module_path) if name.module_path else None
+    info: dict[str, Any] = {
+        "name": name.name,
+        "type": name.type,
+        "full_name": name.full_name,
+        "module_path": module_path,
+        "line": name.line,
+        "in_workspace": bool(
+            module_path and _root and os.path.realpath(module_path).startswith(_root + os.sep)
+        ),
+        "inplace": [],
+    }
+    if module_path and name.line and info["in_workspace"]:
+        # Report `inplace=True` inside the definition: a module from another file whose
+        # forward modifies its input in place is invisible to a single-file analysis.
+        try:
+            end = name.get_definition_end_position()
+            end_line = end[0] if end else name.line
+            with open(module_path, encoding="utf-8") as f:
+                lines = f.read().split("\n")
+            for i in range(name.line - 1, min(end_line, len(lines))):
+                if _INPLACE_ARG.search(lines[i]):
+                    info["inplace"].append((i + 1, lines[i].strip()))
+        except Exception:
+            pass
+    return info
+
+
+# ---- server side ----------------------------------------------------------------------
+
+
+class JediService:
+    def __init__(self, log) -> None:
+        self._log = log
+        self._pool: concurrent.futures.ProcessPoolExecutor | None = None
+        self._cache: OrderedDict[tuple, concurrent.futures.Future] = OrderedDict()
+        self._inflight_since: float | None = None
+        self.ready = False
+        self._root: str | None = None
+
+    def start(self, root: str | None, warmup: tuple[str, ...]) -> None:
+        self._root = root
+        self._pool = concurrent.futures.ProcessPoolExecutor(
+            max_workers=1,
+            mp_context=multiprocessing.get_context("spawn"),
+            initializer=_init_worker,
+            initargs=(root,),
+        )
+        warm = self._pool.submit(_warm, tuple(warmup))
+
+        def done(fut: concurrent.futures.Future) -> None:
+            self.ready = True
+            try:
+                self._log(f"jedi warm ({', '.join(warmup) or 'nothing to warm'}) in {fut.result():.1f} s")
+            except Exception as exc:  # a failed warm-up only means slower first hovers
+                self._log(f"jedi warm-up failed: {exc!r}")
+
+        warm.add_done_callback(done)
+
+    async def describe(
+        self, source: str, path: str | None, line: int, col: int, timeout: float
+    ) -> dict[str, Any] | None:
+        if self._pool is None:
+            return None
+        key = (path, hash(source), line, col)
+        fut = self._cache.get(key)
+        if fut is None:
+            if self._inflight_since and time.monotonic() - self._inflight_since > 60:
+                self._restart()  # a call has hung for a minute: replace the worker
+            try:
+                fut = self._pool.submit(_describe, source, path, line, col)
+            except Exception:
+                return None
+            self._inflight_since = time.monotonic()
+            fut.add_done_callback(self._done)
+            self._cache[key] = fut
+            while len(self._cache) > 256:
+                self._cache.popitem(last=False)
+        else:
+            self._cache.move_to_end(key)
+        if not fut.done():
+            try:
+                await asyncio.wait_for(asyncio.shield(asyncio.wrap_future(fut)), timeout)
+            except (asyncio.TimeoutError, Exception):
+                return None
+        try:
+            return fut.result()
+        except Exception:
+            return None
+
+    def _done(self, _fut) -> None:
+        self._inflight_since = None
+
+    def _restart(self) -> None:
+        self._log("jedi worker stuck for 60 s: restarting it")
+        pool, self._pool = self._pool, None
+        self._cache.clear()
+        if pool is not None:
+            for proc in list(getattr(pool, "_processes", {}).values()):
+                proc.kill()
+            pool.shutdown(wait=False, cancel_futures=True)
+        self.start(self._root, ())
+
+    def shutdown(self) -> None:
+        if self._pool is not None:
+            for proc in list(getattr(self._pool, "_processes", {}).values()):
+                proc.kill()
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None
+
+
+def jedi_markdown(info: dict[str, Any], lang: str) -> str:
+    where = ""
+    if info.get("module_path") and info.get("line"):
+        base = os.path.basename(info["module_path"])
+        where = f"`{base}` 第 {info['line']} 行" if lang == "zh" else f"`{base}` line {info['line']}"
+    kind = info.get("type") or "name"
+    full = info.get("full_name") or info.get("name")
+    if lang == "zh":
+        text = f"*jedi*：{kind} `{full}`" + (f"，定义于 {where}" if where else "")
+    else:
+        text = f"*jedi*: {kind} `{full}`" + (f", defined in {where}" if where else "")
+    for line_no, code in info.get("inplace", []):
+        if lang == "zh":
+            text += f"\n\n- 第 {line_no} 行使用了原地操作（in-place 操作）：`{code}`"
+        else:
+            text += f"\n\n- line {line_no} uses an in-place operation: `{code}`"
+    return text

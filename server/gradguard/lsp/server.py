@@ -1,0 +1,623 @@
+"""`gradguard server`: the pygls 2 language server over stdio.
+
+Thin over the engine: it keeps the documents, debounces analysis per document,
+runs the engine off the event loop, drops results for old versions, and converts
+findings into diagnostics, code actions and hovers. It decides nothing itself.
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import concurrent.futures
+import logging
+import os
+import sys
+import time
+import traceback
+from dataclasses import dataclass, field
+from typing import Any
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+
+from ..findings import Report
+from . import actions as act
+from . import hover as hov
+from .convert import Positions, finding_diagnostic, parse_note_diagnostic
+from .documents import Snapshot, key_for_uri, snapshot_for
+from .jedi_support import JediService, jedi_markdown
+from .settings import Settings, SettingsStore
+
+SERVER_NAME = "gradguard"
+STATUS = "gradguard/status"
+log = logging.getLogger("gradguard.lsp")
+
+
+def _version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return version("gradguard")
+    except Exception:
+        return "0"
+
+
+@dataclass
+class Analysis:
+    snapshot: Snapshot
+    report: Report
+    lang: str
+    positions: Positions
+    diagnostics: dict[str, list[types.Diagnostic]] = field(default_factory=dict)
+
+
+class GradguardServer(LanguageServer):
+    def __init__(self) -> None:
+        super().__init__(
+            SERVER_NAME,
+            _version(),
+            notebook_document_sync=types.NotebookDocumentSyncOptions(
+                notebook_selector=[
+                    types.NotebookDocumentFilterWithCells(
+                        cells=[types.NotebookCellLanguage(language="python")], notebook="*"
+                    )
+                ],
+                save=True,
+            ),
+        )
+        from ..engine import Engine
+
+        self.engine = Engine()
+        self.engine_pool = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="gg-engine")
+        self.settings = SettingsStore()
+        self.locale: str | None = None
+        self.root_path: str | None = None
+        self.tasks: dict[str, asyncio.Task] = {}
+        self.analyses: dict[str, Analysis] = {}
+        self.published: dict[str, set[str]] = {}  # key -> URIs that got diagnostics
+        self.size_noticed: set[str] = set()
+        self.config_cache: dict[str, Any] = {}  # directory -> Config
+        self.jedi = JediService(lambda msg: self.log(msg))
+
+    # ---- helpers --------------------------------------------------------------------
+
+    def log(self, message: str, kind: types.MessageType = types.MessageType.Log) -> None:
+        try:
+            self.window_log_message(types.LogMessageParams(type=kind, message=message))
+        except Exception:  # the client may be gone; logging must never raise
+            log.warning("%s", message)
+
+    def settings_for(self, uri: str) -> Settings:
+        return self.settings.for_uri(uri)
+
+    def config_for(self, path: str, settings: Settings):
+        from ..config import Config, load_config
+
+        if os.path.isabs(path):
+            directory = os.path.dirname(path)
+            config = self.config_cache.get(directory)
+            if config is None:
+                config = load_config(path)
+                self.config_cache[directory] = config
+        else:
+            config = Config()
+        overrides = settings.config_overrides()
+        return config.merged(overrides) if overrides else config
+
+    def lang_for(self, settings: Settings, config=None) -> str:
+        if settings.language in ("en", "zh"):
+            return settings.language
+        if self.locale:
+            return "zh" if self.locale.lower().startswith("zh") else "en"
+        language = getattr(config, "language", "en")
+        return language if language in ("en", "zh") else "en"
+
+    def current(self, key: str) -> Analysis | None:
+        """The last analysis of `key` if the documents have not changed since."""
+        analysis = self.analyses.get(key)
+        if analysis is None:
+            return None
+        snap = snapshot_for(self.workspace, key)
+        if snap is None or snap.versions != analysis.snapshot.versions:
+            return None
+        return analysis
+
+    def document_changes(self) -> bool:
+        caps = self.client_capabilities.workspace
+        return bool(caps and caps.workspace_edit and caps.workspace_edit.document_changes)
+
+    def status(self, key: str, state: str, ms: float, findings: int = 0) -> None:
+        self.protocol.notify(STATUS, {"state": state, "analysedMs": round(ms, 2), "uri": key, "findings": findings})
+
+    # ---- analysis -------------------------------------------------------------------
+
+    def schedule(self, key: str, delay: float | None = None) -> None:
+        old = self.tasks.pop(key, None)
+        if old is not None:
+            old.cancel()
+        if delay is None:
+            delay = self.settings_for(key).debounce_ms / 1000
+        self.tasks[key] = asyncio.ensure_future(self._analyse_later(key, delay))
+
+    def schedule_all(self) -> None:
+        keys = {key_for_uri(self.workspace, uri) for uri in self.workspace.text_documents}
+        for key in keys:
+            self.schedule(key, 0)
+
+    async def _analyse_later(self, key: str, delay: float) -> None:
+        if delay:
+            await asyncio.sleep(delay)
+        snap = snapshot_for(self.workspace, key)
+        if snap is None:
+            return
+        settings = self.settings_for(key)
+        started = time.perf_counter()
+        if not settings.enable:
+            self.publish(key, snap, {})
+            self.status(key, "disabled", 0)
+            return
+        if len(snap.text) * 4 > settings.max_file_bytes and len(snap.text.encode("utf-8")) > settings.max_file_bytes:
+            self.publish(key, snap, {})
+            if key not in self.size_noticed:
+                self.size_noticed.add(key)
+                self.window_show_message(
+                    types.ShowMessageParams(
+                        type=types.MessageType.Info,
+                        message=f"gradguard: {os.path.basename(snap.path)} is larger than maxFileBytes "
+                        f"({settings.max_file_bytes} bytes); it is not analysed.",
+                    )
+                )
+            self.status(key, "skipped", 0)
+            return
+        loop = asyncio.get_running_loop()
+        try:
+            analysis = await loop.run_in_executor(self.engine_pool, self._analyse, snap, settings)
+        except Exception:
+            # One bad analysis costs that document its diagnostics, never the server.
+            self.log(f"gradguard: analysis of {key} failed:\n{traceback.format_exc()}", types.MessageType.Error)
+            latest = snapshot_for(self.workspace, key)
+            if latest is not None and latest.versions == snap.versions:
+                self.analyses.pop(key, None)
+                self.publish(key, snap, {})
+                self.status(key, "error", (time.perf_counter() - started) * 1000)
+            return
+        latest = snapshot_for(self.workspace, key)
+        if latest is None or latest.versions != snap.versions:
+            return  # the documents changed while we worked: a newer task publishes
+        self.analyses[key] = analysis
+        self.publish(key, snap, analysis.diagnostics)
+        self.status(key, "ok", (time.perf_counter() - started) * 1000, len(analysis.report.findings))
+
+    def _analyse(self, snap: Snapshot, settings: Settings) -> Analysis:
+        """Runs on the engine thread."""
+        config = self.config_for(snap.path, settings)
+        lang = self.lang_for(settings, config)
+        report = self.engine.check(snap.text, snap.path, config, lang)
+        positions = Positions(snap, self.workspace.position_codec)
+        diagnostics: dict[str, list[types.Diagnostic]] = {}
+        for finding in report.findings:
+            converted = finding_diagnostic(finding, positions, settings)
+            if converted is not None:
+                diagnostics.setdefault(converted[0], []).append(converted[1])
+        for note in report.parse_notes:
+            converted = parse_note_diagnostic(note, positions, lang)
+            if converted is not None:
+                diagnostics.setdefault(converted[0], []).append(converted[1])
+        return Analysis(snap, report, lang, positions, diagnostics)
+
+    def publish(self, key: str, snap: Snapshot, diagnostics: dict[str, list[types.Diagnostic]]) -> None:
+        uris = {p.uri: p.version for p in snap.pieces}
+        for uri in self.published.get(key, set()) - set(uris):
+            self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+        for uri, version in uris.items():
+            self.text_document_publish_diagnostics(
+                types.PublishDiagnosticsParams(uri=uri, version=version, diagnostics=diagnostics.get(uri, []))
+            )
+        self.published[key] = set(uris)
+
+    def forget(self, key: str, uris: list[str]) -> None:
+        task = self.tasks.pop(key, None)
+        if task is not None:
+            task.cancel()
+        self.analyses.pop(key, None)
+        for uri in set(uris) | self.published.pop(key, set()):
+            self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+
+    # ---- fix-all --------------------------------------------------------------------
+
+    async def fix_all_edits(self, uri: str) -> tuple[dict[str, list[types.TextEdit]], dict[str, int | None]]:
+        key = key_for_uri(self.workspace, uri)
+        snap = snapshot_for(self.workspace, key)
+        if snap is None:
+            return {}, {}
+        analysis = self.current(key)
+        if analysis is None:
+            settings = self.settings_for(key)
+            loop = asyncio.get_running_loop()
+            analysis = await loop.run_in_executor(self.engine_pool, self._analyse, snap, settings)
+        positions = analysis.positions
+        fixes = []
+        for finding in analysis.report.findings:
+            fix = finding.fix
+            if fix is None or fix.applicability != "safe" or not fix.edits:
+                continue
+            spans = sorted((e.span.start_line, e.span.start_col, e.span.end_line, e.span.end_col) for e in fix.edits)
+            fixes.append((spans, fix))
+        fixes.sort(key=lambda item: item[0][0])
+        kept_spans: list[tuple[int, int, int, int]] = []
+        edits: dict[str, list[types.TextEdit]] = {}
+        for spans, fix in fixes:
+            if any(s[:2] < k[2:] and k[:2] < s[2:] or s[:2] == k[:2] for s in spans for k in kept_spans):
+                continue  # overlaps a fix already taken; the next fix-all run picks it up
+            located = [positions.range(e.span) for e in fix.edits]
+            if any(loc is None for loc in located):
+                continue
+            kept_spans.extend(spans)
+            for edit, (edit_uri, rng) in zip(fix.edits, located):
+                edits.setdefault(edit_uri, []).append(types.TextEdit(range=rng, new_text=edit.new_text))
+        versions = {p.uri: p.version for p in snap.pieces}
+        return edits, versions
+
+
+server = GradguardServer()
+
+
+# ---- lifecycle --------------------------------------------------------------------------
+
+
+@server.feature(types.INITIALIZE)
+def initialize(ls: GradguardServer, params: types.InitializeParams) -> None:
+    options = params.initialization_options if isinstance(params.initialization_options, dict) else {}
+    ls.settings.load(options.get("globalSettings"))
+    ls.settings.load(options.get("settings"))
+    ls.locale = params.locale
+    root = params.root_uri or (params.workspace_folders[0].uri if params.workspace_folders else None)
+    if root and root.startswith("file:"):
+        from pygls.uris import to_fs_path
+
+        ls.root_path = to_fs_path(root)
+    elif params.root_path:
+        ls.root_path = params.root_path
+
+
+@server.feature(types.INITIALIZED)
+async def initialized(ls: GradguardServer, _params: types.InitializedParams) -> None:
+    ls.log(f"gradguard {_version()} started (position encoding {ls.workspace.position_encoding})")
+    settings = ls.settings.global_settings
+    if settings.jedi_enable:
+        ls.jedi.start(ls.root_path, settings.jedi_warmup)
+    caps = ls.client_capabilities.workspace
+    if caps and caps.did_change_watched_files and caps.did_change_watched_files.dynamic_registration:
+        asyncio.ensure_future(_watch_pyproject(ls))
+
+
+async def _watch_pyproject(ls: GradguardServer) -> None:
+    params = types.RegistrationParams(
+        registrations=[
+            types.Registration(
+                id="gradguard-pyproject",
+                method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+                register_options=types.DidChangeWatchedFilesRegistrationOptions(
+                    watchers=[types.FileSystemWatcher(glob_pattern="**/pyproject.toml")]
+                ),
+            )
+        ]
+    )
+    try:
+        await asyncio.wait_for(ls.client_register_capability_async(params), 10)
+    except Exception as exc:
+        ls.log(f"gradguard: could not register a pyproject.toml watcher: {exc!r}")
+
+
+@server.feature(types.SHUTDOWN)
+def shutdown(ls: GradguardServer, *_args) -> None:
+    ls.jedi.shutdown()
+
+
+# ---- text documents ---------------------------------------------------------------------
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+def did_open(ls: GradguardServer, params: types.DidOpenTextDocumentParams) -> None:
+    ls.schedule(params.text_document.uri, 0)
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+def did_change(ls: GradguardServer, params: types.DidChangeTextDocumentParams) -> None:
+    ls.schedule(params.text_document.uri)
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_SAVE, types.TextDocumentSaveRegistrationOptions(include_text=False))
+def did_save(ls: GradguardServer, params: types.DidSaveTextDocumentParams) -> None:
+    ls.schedule(params.text_document.uri)
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+def did_close(ls: GradguardServer, params: types.DidCloseTextDocumentParams) -> None:
+    ls.forget(params.text_document.uri, [params.text_document.uri])
+
+
+# ---- notebooks ------------------------------------------------------------------------
+
+
+@server.feature(types.NOTEBOOK_DOCUMENT_DID_OPEN)
+def notebook_did_open(ls: GradguardServer, params: types.DidOpenNotebookDocumentParams) -> None:
+    ls.schedule(params.notebook_document.uri, 0)
+
+
+@server.feature(types.NOTEBOOK_DOCUMENT_DID_CHANGE)
+def notebook_did_change(ls: GradguardServer, params: types.DidChangeNotebookDocumentParams) -> None:
+    ls.schedule(params.notebook_document.uri)
+
+
+@server.feature(types.NOTEBOOK_DOCUMENT_DID_SAVE)
+def notebook_did_save(ls: GradguardServer, params: types.DidSaveNotebookDocumentParams) -> None:
+    ls.schedule(params.notebook_document.uri)
+
+
+@server.feature(types.NOTEBOOK_DOCUMENT_DID_CLOSE)
+def notebook_did_close(ls: GradguardServer, params: types.DidCloseNotebookDocumentParams) -> None:
+    ls.forget(params.notebook_document.uri, [cell.uri for cell in params.cell_text_documents])
+
+
+# ---- configuration -----------------------------------------------------------------------
+
+
+@server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+async def did_change_configuration(ls: GradguardServer, params: types.DidChangeConfigurationParams) -> None:
+    raw = params.settings
+    if isinstance(raw, dict) and raw:
+        ls.settings.load(raw)
+    else:
+        caps = ls.client_capabilities.workspace
+        if caps and caps.configuration:
+            folders = list(ls.workspace.folders.values())
+            items = [types.ConfigurationItem(section="gradguard")] + [
+                types.ConfigurationItem(scope_uri=f.uri, section="gradguard") for f in folders
+            ]
+            try:
+                result = await asyncio.wait_for(
+                    ls.workspace_configuration_async(types.ConfigurationParams(items=items)), 10
+                )
+            except Exception as exc:
+                ls.log(f"gradguard: workspace/configuration failed: {exc!r}")
+                result = []
+            if result:
+                ls.settings.load(result[0])
+                for folder, value in zip(folders, result[1:]):
+                    if isinstance(value, dict):
+                        ls.settings.set_folder(folder.uri, value)
+    ls.log("gradguard: settings changed, re-analysing open documents")
+    ls.schedule_all()
+
+
+@server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+def did_change_watched_files(ls: GradguardServer, params: types.DidChangeWatchedFilesParams) -> None:
+    if any(change.uri.endswith("pyproject.toml") for change in params.changes):
+        ls.config_cache.clear()
+        ls.log("gradguard: pyproject.toml changed, reloading [tool.gradguard]")
+        ls.schedule_all()
+
+
+# ---- code actions ---------------------------------------------------------------------
+
+
+def _kind_requested(only, kind: str) -> bool:
+    if not only:
+        return True
+    return any(kind == k or kind.startswith(k + ".") for k in only)
+
+
+@server.feature(
+    types.TEXT_DOCUMENT_CODE_ACTION,
+    types.CodeActionOptions(
+        code_action_kinds=[types.CodeActionKind.QuickFix, act.FIX_ALL_KIND], resolve_provider=True
+    ),
+)
+async def code_action(ls: GradguardServer, params: types.CodeActionParams) -> list[types.CodeAction] | None:
+    uri = params.text_document.uri
+    doc = ls.workspace.text_documents.get(uri)
+    if doc is None:
+        return None
+    settings = ls.settings_for(uri)
+    analysis = ls.analyses.get(key_for_uri(ls.workspace, uri))
+    lang = analysis.lang if analysis else ls.lang_for(settings)
+    document_changes = ls.document_changes()
+    only = params.context.only
+    result: list[types.CodeAction] = []
+    if _kind_requested(only, types.CodeActionKind.QuickFix):
+        lines = doc.lines
+        for diag in params.context.diagnostics:
+            data = diag.data if isinstance(diag.data, dict) else None
+            if diag.source != "gradguard" or data is None or not diag.code:
+                continue
+            if data.get("version") is not None and data["version"] != doc.version:
+                continue  # published for an older text: its edits would land in the wrong place
+            if data.get("fix"):
+                versions = {e["uri"]: _doc_version(ls, e["uri"]) for e in data["fix"]["edits"]}
+                result.append(act.fix_action(diag, data["fix"], versions, document_changes, lang))
+            line_no = diag.range.start.line
+            if line_no < len(lines):
+                result.append(
+                    act.disable_action(
+                        diag,
+                        uri,
+                        line_no,
+                        lines[line_no].rstrip("\r\n"),
+                        doc.position_codec.client_num_units,
+                        doc.version,
+                        document_changes,
+                        lang,
+                    )
+                )
+            result.append(act.docs_action(diag, lang))
+    if _kind_requested(only, act.FIX_ALL_KIND) and (only or _has_safe_fix(ls, uri)):
+        action = act.fix_all_action(uri, doc.version, lang)
+        if not _can_resolve_edit(ls):
+            edits, versions = await ls.fix_all_edits(uri)
+            action.edit = act.versioned_edit(edits, versions, document_changes)
+        result.append(action)
+    return result
+
+
+def _has_safe_fix(ls: GradguardServer, uri: str) -> bool:
+    analysis = ls.analyses.get(key_for_uri(ls.workspace, uri))
+    if analysis is None:
+        return False
+    return any(f.fix is not None and f.fix.applicability == "safe" for f in analysis.report.findings)
+
+
+def _can_resolve_edit(ls: GradguardServer) -> bool:
+    td = ls.client_capabilities.text_document
+    ca = td.code_action if td else None
+    support = ca.resolve_support if ca else None
+    return bool(support and "edit" in support.properties)
+
+
+def _doc_version(ls: GradguardServer, uri: str) -> int | None:
+    doc = ls.workspace.text_documents.get(uri)
+    return doc.version if doc else None
+
+
+@server.feature(types.CODE_ACTION_RESOLVE)
+async def code_action_resolve(ls: GradguardServer, action: types.CodeAction) -> types.CodeAction:
+    data = action.data if isinstance(action.data, dict) else {}
+    if data.get("fixAll") and action.edit is None:
+        edits, versions = await ls.fix_all_edits(data["uri"])
+        action.edit = act.versioned_edit(edits, versions, ls.document_changes())
+    return action
+
+
+# ---- hover ----------------------------------------------------------------------------
+
+
+@server.feature(types.TEXT_DOCUMENT_HOVER)
+async def hover(ls: GradguardServer, params: types.HoverParams) -> types.Hover | None:
+    uri = params.text_document.uri
+    doc = ls.workspace.text_documents.get(uri)
+    if doc is None:
+        return None
+    lines = doc.lines
+    if params.position.line >= len(lines):
+        return None
+    key = key_for_uri(ls.workspace, uri)
+    settings = ls.settings_for(uri)
+    analysis = ls.current(key)
+    lang = analysis.lang if analysis else ls.lang_for(settings)
+    codec = doc.position_codec
+    line_no = params.position.line
+    line = lines[line_no].rstrip("\r\n")
+    col = codec.position_from_client_units(
+        lines, types.Position(line=line_no, character=params.position.character)
+    ).character
+
+    def client_range(start: int, end: int) -> types.Range:
+        return types.Range(
+            start=types.Position(line=line_no, character=codec.client_num_units(line[:start])),
+            end=types.Position(line=line_no, character=codec.client_num_units(line[:end])),
+        )
+
+    def answer(markdown: str, rng: types.Range | None) -> types.Hover:
+        return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=markdown), range=rng)
+
+    code = hov.suppression_code_at(line, col)
+    if code is not None:
+        from ..rules import get_rule
+
+        rule = get_rule(code[0])
+        if rule is not None:
+            return answer(rule.docs(lang), client_range(code[1], code[2]))
+
+    parts: list[str] = []
+    rng: types.Range | None = None
+    word = hov.word_at(line, col)
+    if word is not None:
+        rng = client_range(word[1], word[2])
+    position = None
+    if analysis is not None:
+        position = analysis.positions.to_analysed(uri, params.position)
+    if analysis is not None and position is not None:
+        for finding in analysis.report.findings:
+            if finding.span.contains(*position):
+                parts.append(hov.finding_markdown(finding, lang))
+                if rng is None:
+                    located = analysis.positions.range(finding.span)
+                    rng = located[1] if located else None
+        facts = analysis.report.facts
+        tensor = facts.tensor_at(*position) if facts is not None and hasattr(facts, "tensor_at") else None
+        if tensor is not None:
+            parts.append(hov.tensor_markdown(tensor, analysis.snapshot, lang))
+    topic = hov.topic_markdown(line, col, lang)
+    if topic is not None:
+        parts.append(topic[0])
+    if not parts and word is not None and settings.jedi_enable and not word[0].isdigit():
+        snap = analysis.snapshot if analysis else snapshot_for(ls.workspace, key)
+        if snap is not None:
+            where = position
+            if where is None:
+                where = Positions(snap, codec).to_analysed(uri, params.position)
+            if where is not None:
+                path = snap.path if os.path.isabs(snap.path) else None
+                info = await ls.jedi.describe(snap.text, path, where[0], where[1], settings.jedi_timeout_ms / 1000)
+                if info is not None:
+                    parts.append(jedi_markdown(info, lang))
+    if not parts:
+        return None
+    return answer("\n\n---\n\n".join(parts), rng)
+
+
+# ---- commands -------------------------------------------------------------------------
+
+
+@server.command("gradguard.ruleDocs")
+def rule_docs(ls: GradguardServer, *args: Any) -> str:
+    from ..rules import get_rule
+
+    code = str(args[0]) if args else ""
+    lang = str(args[1]) if len(args) > 1 and args[1] in ("en", "zh") else ls.lang_for(ls.settings.global_settings)
+    rule = get_rule(code)
+    if rule is None:
+        return f"Unknown rule `{code}`." if lang == "en" else f"未知规则 `{code}`。"
+    return rule.docs(lang)
+
+
+@server.command("gradguard.fixAll")
+async def fix_all_command(ls: GradguardServer, *args: Any) -> dict[str, Any]:
+    uri = args[0]["uri"] if args and isinstance(args[0], dict) else (str(args[0]) if args else "")
+    edits, versions = await ls.fix_all_edits(uri)
+    count = sum(len(e) for e in edits.values())
+    if count:
+        edit = act.versioned_edit(edits, versions, ls.document_changes())
+        result = await ls.workspace_apply_edit_async(
+            types.ApplyWorkspaceEditParams(edit=edit, label="gradguard: fix all")
+        )
+        return {"applied": bool(result and result.applied), "edits": count}
+    return {"applied": False, "edits": 0}
+
+
+# ---- entry point ----------------------------------------------------------------------
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the language server (stdio by default). Returns the exit status."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] == "server":
+        argv = argv[1:]
+    parser = argparse.ArgumentParser(prog="gradguard server", description="gradguard language server")
+    parser.add_argument("--stdio", action="store_true", help="talk LSP over stdin/stdout (the default)")
+    parser.add_argument("--tcp", action="store_true", help="listen on a TCP port instead of stdio")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=2087)
+    parser.add_argument("--log-file", help="also write the server's own log to this file")
+    parser.add_argument("-v", "--verbose", action="store_true")
+    args = parser.parse_args(argv)
+    logging.basicConfig(
+        filename=args.log_file,
+        level=logging.DEBUG if args.verbose else logging.WARNING,
+        format="%(asctime)s %(name)s %(levelname)s %(message)s",
+    )
+    if args.tcp:
+        server.start_tcp(args.host, args.port)
+    else:
+        server.start_io()
+    return 0

@@ -1,0 +1,116 @@
+"""Client settings (section `gradguard`) and their resolution per workspace folder.
+
+Settings come from `initializationOptions.settings` (one dict, or a list of dicts
+each with a `workspace` folder URI as VS Code sends them) and from
+`workspace/didChangeConfiguration`. They override `[tool.gradguard]`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+SEVERITIES = ("error", "warning", "information", "hint")
+DEFAULT_MAX_FILE_BYTES = 5 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Settings:
+    enable: bool = True
+    select: tuple[str, ...] | None = None
+    ignore: tuple[str, ...] | None = None
+    severity: dict[str, str] = field(default_factory=dict)  # code or code prefix -> severity name
+    language: str = "auto"  # auto | en | zh
+    debounce_ms: int = 150
+    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
+    docs_url: str | None = None  # e.g. "https://example.org/rules/{code}" -> codeDescription.href
+    jedi_enable: bool = True
+    jedi_warmup: tuple[str, ...] = ("torch",)  # modules jedi infers once in the background
+    jedi_timeout_ms: int = 250
+
+    def updated(self, raw: dict[str, Any] | None) -> "Settings":
+        """These settings with the keys present in `raw` (camelCase, as clients send them) applied."""
+        if not isinstance(raw, dict):
+            return self
+        changes: dict[str, Any] = {}
+        if isinstance(raw.get("enable"), bool):
+            changes["enable"] = raw["enable"]
+        for key in ("select", "ignore"):
+            if key in raw:
+                value = raw[key]
+                changes[key] = None if value is None else tuple(str(v) for v in value)
+        if isinstance(raw.get("severity"), dict):
+            changes["severity"] = {
+                str(k): str(v).lower() for k, v in raw["severity"].items() if str(v).lower() in SEVERITIES
+            }
+        if raw.get("language") in ("auto", "en", "zh"):
+            changes["language"] = raw["language"]
+        if isinstance(raw.get("debounceMs"), (int, float)) and raw["debounceMs"] >= 0:
+            changes["debounce_ms"] = int(raw["debounceMs"])
+        if isinstance(raw.get("maxFileBytes"), (int, float)) and raw["maxFileBytes"] > 0:
+            changes["max_file_bytes"] = int(raw["maxFileBytes"])
+        if "docsUrl" in raw:
+            changes["docs_url"] = raw["docsUrl"] or None
+        jedi = raw.get("jedi")
+        if isinstance(jedi, dict):
+            if isinstance(jedi.get("enable"), bool):
+                changes["jedi_enable"] = jedi["enable"]
+            if isinstance(jedi.get("warmup"), list):
+                changes["jedi_warmup"] = tuple(str(m) for m in jedi["warmup"])
+            if isinstance(jedi.get("timeoutMs"), (int, float)):
+                changes["jedi_timeout_ms"] = int(jedi["timeoutMs"])
+        return replace(self, **changes)
+
+    def severity_for(self, code: str) -> str | None:
+        """The user's severity for `code`: an exact code wins, then the longest prefix ("GG4")."""
+        best = None
+        for key, value in self.severity.items():
+            if code.startswith(key) and (best is None or len(key) > len(best[0])):
+                best = (key, value)
+        return best[1] if best else None
+
+    def config_overrides(self) -> dict[str, Any]:
+        overrides: dict[str, Any] = {}
+        if self.select is not None:
+            overrides["select"] = list(self.select)
+        if self.ignore is not None:
+            overrides["ignore"] = list(self.ignore)
+        return overrides
+
+
+class SettingsStore:
+    """Global settings plus per-folder settings (multi-root workspaces)."""
+
+    def __init__(self) -> None:
+        self.global_settings = Settings()
+        self._raw_global: dict[str, Any] = {}
+        self._raw_folders: dict[str, dict[str, Any]] = {}  # folder URI (no trailing slash) -> raw
+
+    def load(self, raw: Any) -> None:
+        """Take settings in any of the shapes clients send: a dict, a {"gradguard": dict}, or a
+        list of per-folder dicts with a "workspace" key."""
+        if isinstance(raw, dict) and isinstance(raw.get("gradguard"), dict):
+            raw = raw["gradguard"]
+        if isinstance(raw, list):
+            for entry in raw:
+                if isinstance(entry, dict):
+                    folder = entry.get("workspace") or entry.get("scopeUri")
+                    if folder:
+                        self._raw_folders[str(folder).rstrip("/")] = entry
+                    else:
+                        self._raw_global.update(entry)
+        elif isinstance(raw, dict):
+            self._raw_global.update(raw)
+        self.global_settings = Settings().updated(self._raw_global)
+
+    def set_folder(self, folder_uri: str, raw: dict[str, Any]) -> None:
+        self._raw_folders[folder_uri.rstrip("/")] = raw
+
+    def for_uri(self, uri: str) -> Settings:
+        best = None
+        for folder in self._raw_folders:
+            if uri == folder or uri.startswith(folder + "/"):
+                if best is None or len(folder) > len(best):
+                    best = folder
+        if best is None:
+            return self.global_settings
+        return self.global_settings.updated(self._raw_folders[best])

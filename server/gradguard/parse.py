@@ -1,0 +1,93 @@
+"""libcst parsing per top-level block, cached by the block's text.
+
+An edit inside one function changes one block's text, so only that block is
+parsed again. Positions are computed per block and only for blocks that have
+something to report (libcst's PositionProvider costs more than the parse).
+"""
+from __future__ import annotations
+
+from collections import OrderedDict
+from dataclasses import dataclass
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from .source import Block, Span
+
+
+class _Parsed:
+    """A parse result shared by every occurrence of the same block text."""
+
+    __slots__ = ("module", "error", "error_at", "positions")
+
+    def __init__(self, module: cst.Module | None, error: str | None, error_at: tuple[int, int] = (0, 0)):
+        self.module = module
+        self.error = error
+        self.error_at = error_at  # (0-based line within the block, column) of a syntax error
+        self.positions = None  # computed on first use: only blocks with something to report pay for it
+
+
+@dataclass
+class ParsedBlock:
+    block: Block
+    parsed: _Parsed
+
+    @property
+    def module(self) -> cst.Module | None:
+        return self.parsed.module
+
+    @property
+    def error(self) -> str | None:
+        return self.parsed.error
+
+    def span(self, node: cst.CSTNode) -> Span | None:
+        """The node's span in file coordinates (lines shifted by the block's start), or None if not in this block."""
+        if self.parsed.module is None:
+            return None
+        if self.parsed.positions is None:
+            wrapper = MetadataWrapper(self.parsed.module, unsafe_skip_copy=True)
+            self.parsed.positions = wrapper.resolve(PositionProvider)
+        pos = self.parsed.positions.get(node)
+        if pos is None:
+            return None
+        # libcst lines are 1-based, columns 0-based code points.
+        return Span(
+            pos.start.line - 1 + self.block.start_line,
+            pos.start.column,
+            pos.end.line - 1 + self.block.start_line,
+            pos.end.column,
+        )
+
+
+class ParseCache:
+    """An LRU of parsed blocks keyed by block text. Modules are immutable, so
+    sharing one parsed block between documents and edits is safe."""
+
+    def __init__(self, max_blocks: int = 20000):
+        self._entries: OrderedDict[str, _Parsed] = OrderedDict()
+        self._max = max_blocks
+        self.parses = 0  # how many blocks were actually parsed (tests and benchmarks read it)
+
+    def parse(self, block: Block) -> ParsedBlock:
+        entry = self._entries.get(block.text)
+        if entry is None:
+            entry = _Parsed(*_parse_text(block.text))
+            self.parses += 1
+            self._entries[block.text] = entry
+            if len(self._entries) > self._max:
+                self._entries.popitem(last=False)
+        else:
+            self._entries.move_to_end(block.text)
+        return ParsedBlock(block, entry)
+
+
+def _parse_text(text: str):
+    try:
+        return cst.parse_module(text), None
+    except cst.ParserSyntaxError as exc:
+        message = str(exc.message).splitlines()[0] if exc.message else "invalid syntax"
+        return None, f"syntax error: {message}", (max(exc.raw_line - 1, 0), max(exc.raw_column, 0))
+    except RecursionError:
+        return None, "too deeply nested to parse"
+    except Exception as exc:  # libcst raises a few other types on odd input
+        return None, f"cannot parse: {type(exc).__name__}: {exc}"

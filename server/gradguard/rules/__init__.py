@@ -1,0 +1,179 @@
+"""Rules: small readers of Facts. One module per rule (`ggNNN_name.py`), discovered, not registered.
+
+Each module defines `RULE = Rule(...)` (code, name, docs in English and Simplified
+Chinese, the runtime error it prevents, fix safety) and decorates its check
+function with `@RULE.checker`. Its example programs live in `examples/GGNNN/`
+(`bad_*.py`, `good_*.py`): they are the documentation's examples and the tests,
+parsed for findings and executed under torch.
+"""
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Callable, Iterable
+
+import libcst as cst
+
+from ..findings import Edit, Finding, Fix, Related
+from ..source import Source, Span
+
+EXAMPLES_DIR = Path(__file__).with_name("examples")
+DOCS_URL = "https://gradguard.invalid/rules/{code}"  # no website yet: editors open the docs offline
+
+HEADINGS = {
+    "en": ("What it does", "Why is this bad?", "Runtime error", "How autograd sees it", "Example", "Use instead",
+           "Fix safety", "References"),
+    "zh": ("它检查什么", "为什么有问题", "运行时错误", "autograd 如何看待它", "错误示例", "正确写法", "修复的安全性",
+           "参考"),
+}
+
+
+@dataclass
+class Rule:
+    code: str
+    name: str
+    family: str
+    summary: dict[str, str]
+    what: dict[str, str]
+    why: dict[str, str]
+    autograd: dict[str, str]
+    fix_safety: dict[str, str]
+    runtime_error: str = ""  # exact torch text of one instance ("" for silent wrong gradients)
+    match: str = ""  # the part of the error text every instance shares (tests match it); default: runtime_error
+    severity: str = "error"
+    fix_kind: str = "none"  # "safe", "unsafe", "safe/unsafe", "none": what the docs table shows
+    references: tuple[str, ...] = ()
+    check: Callable[["RuleContext"], Iterable[Finding]] = field(default=lambda ctx: ())
+
+    @property
+    def error_match(self) -> str:
+        return self.match or self.runtime_error
+
+    def checker(self, fn):
+        self.check = fn
+        return fn
+
+    def examples(self, kind: str) -> list[Path]:
+        folder = EXAMPLES_DIR / self.code
+        return sorted(folder.glob(f"{kind}_*.py")) if folder.is_dir() else []
+
+    def docs(self, lang: str = "en") -> str:
+        """The rule's documentation as Markdown, with ruff-style fixed headings."""
+        lang = lang if lang in HEADINGS else "en"
+        h = HEADINGS[lang]
+        parts = [f"# {self.code} ({self.name})", "", self.summary[lang], "", f"## {h[0]}", self.what[lang], "",
+                 f"## {h[1]}", self.why[lang], ""]
+        if self.runtime_error:
+            parts += [f"## {h[2]}", "```text", "RuntimeError: " + self.runtime_error, "```", ""]
+        else:
+            parts += [f"## {h[2]}", "(none: the gradient is silently wrong)" if lang == "en" else "（没有报错：梯度悄悄地算错了）", ""]
+        parts += [f"## {h[3]}", self.autograd[lang], ""]
+        bad = self.examples("bad")
+        good = self.examples("good")
+        if bad:
+            parts += [f"## {h[4]}", "```python", _strip_markers(bad[0].read_text(encoding="utf-8")).rstrip(), "```", ""]
+        if good:
+            parts += [f"## {h[5]}", "```python", good[0].read_text(encoding="utf-8").rstrip(), "```", ""]
+        parts += [f"## {h[6]}", self.fix_safety[lang], ""]
+        if self.references:
+            parts += [f"## {h[7]}"] + [f"- {r}" for r in self.references] + [""]
+        return "\n".join(parts)
+
+
+def _strip_markers(text: str) -> str:
+    import re
+
+    return re.sub(r"\s*# <- GG\d+", "", text)
+
+
+@lru_cache(maxsize=1)
+def all_rules() -> tuple[Rule, ...]:
+    rules = []
+    for info in sorted(pkgutil.iter_modules([str(Path(__file__).parent)]), key=lambda i: i.name):
+        if info.name.startswith("gg"):
+            module = importlib.import_module(f"{__name__}.{info.name}")
+            rules.append(module.RULE)
+    return tuple(sorted(rules, key=lambda r: r.code))
+
+
+def get_rule(code: str) -> Rule | None:
+    code = code.upper()
+    return next((r for r in all_rules() if r.code == code), None)
+
+
+class RuleContext:
+    """What a rule may read: the Facts, the source and a way to locate nodes."""
+
+    def __init__(self, source: Source, facts, locator, lang: str):
+        self.source = source
+        self.facts = facts
+        self.locator = locator
+        self.lang = lang if lang in HEADINGS else "en"
+
+    def t(self, en: str, zh: str) -> str:
+        return zh if self.lang == "zh" else en
+
+    def problems(self, kind: str) -> list:
+        return [p for p in self.facts.problems if p.kind == kind]
+
+    def span(self, node, hint=None) -> Span | None:
+        return self.locator.span(node, hint)
+
+    def line(self, node, hint=None) -> int:
+        """1-based line of a node, for messages."""
+        span = self.span(node, hint)
+        return span.start_line + 1 if span else 0
+
+    def code(self, node) -> str:
+        return self.locator.code(node)
+
+    def torch_name(self) -> str | None:
+        """The local name bound to the `torch` module, if any (fixes that add torch calls need it)."""
+        imports = getattr(self.facts, "imports", {})
+        for local, full in imports.items():
+            if full == "torch":
+                return local
+        return None
+
+    def indent_of(self, line: int) -> str:
+        text = self.source.line_text(line)
+        return text[: len(text) - len(text.lstrip())]
+
+    def finding(self, rule: Rule, node, hint, message: str, *, related=(), fix=None, explanation="") -> Finding | None:
+        span = self.span(node, hint)
+        if span is None:
+            return None
+        return Finding(rule.code, rule.name, message, span, rule.severity, tuple(r for r in related if r), fix,
+                       rule.runtime_error, explanation)
+
+    def related(self, node, hint, message: str) -> Related | None:
+        span = self.span(node, hint)
+        return Related(span, message) if span else None
+
+    # ---- fix edits --------------------------------------------------------
+    def replace_node(self, node, hint, new_text: str) -> Edit | None:
+        span = self.span(node, hint)
+        return Edit(span, new_text) if span else None
+
+    def wrap_no_grad(self, stmt, hint) -> Edit | None:
+        """Put a simple statement (one or more physical lines) inside `with torch.no_grad():`."""
+        torch = self.torch_name()
+        span = self.span(stmt, hint)
+        if torch is None or span is None or not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
+            return None
+        indent = self.indent_of(span.start_line)
+        lines = [self.source.line_text(i) for i in range(span.start_line, span.end_line + 1)]
+        if span.end_col < len(lines[-1]):
+            return None
+        body = "\n".join("    " + line if line.strip() else line for line in lines)
+        text = f"{indent}with {torch}.no_grad():\n{body}"
+        end_line = span.end_line
+        return Edit(Span(span.start_line, 0, end_line, len(self.source.line_text(end_line))), text)
+
+
+def make_fix(applicability: str, message: str, *edits) -> Fix | None:
+    edits = tuple(e for e in edits if e is not None)
+    return Fix(applicability, message, edits) if edits else None

@@ -1,0 +1,128 @@
+"""Wording and fix helpers shared by several rules (the rules themselves stay one file each)."""
+from __future__ import annotations
+
+import libcst as cst
+
+from ..findings import Edit
+from . import RuleContext
+
+
+def name_of(tensor, fallback: str = "the tensor") -> str:
+    return f"`{tensor.name}`" if tensor is not None and tensor.name else fallback
+
+
+def created_line(ctx: RuleContext, tensor, hint) -> int:
+    if tensor is None or tensor.origin is None:
+        return 0
+    return ctx.line(tensor.origin, hint)
+
+
+def use_phrase(ctx: RuleContext, problem) -> str:
+    """'`backward()` on line 7' or 'the caller's `backward()` (the value is returned on line 9)'."""
+    if problem.use is None:
+        return ctx.t("backward()", "backward()")
+    line = ctx.line(problem.use, problem.top)
+    if isinstance(problem.use, cst.Return):
+        return ctx.t(f"the caller's `backward()` (the value is returned on line {line})",
+                     f"调用方的 `backward()`（该值在第 {line} 行返回）")
+    return ctx.t(f"`backward()` on line {line}", f"第 {line} 行的 `backward()`")
+
+
+def out_of_place_rewrite(ctx: RuleContext, write, hint) -> tuple[Edit, str] | None:
+    """`y.add_(1)` -> `y = y.add(1)`; `y += 1` -> `y = y + 1`, for a statement writing a plain name."""
+    stmt = write.stmt
+    if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
+        return None
+    small = stmt.body[0]
+    if isinstance(small, cst.AugAssign) and isinstance(small.target, cst.Name) and small.target is not None:
+        op = ctx.code(small.operator).strip().rstrip("=").strip()
+        name = small.target.value
+        value = ctx.code(small.value)
+        if isinstance(small.value, (cst.BinaryOperation, cst.BooleanOperation, cst.IfExp, cst.Lambda)):
+            value = f"({value})"
+        new = f"{name} = {name} {op} {value}"
+        edit = ctx.replace_node(small, hint, new)
+        return (edit, new) if edit else None
+    if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
+        call = small.value
+        func = call.func
+        if (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.attr.value.endswith("_")
+                and not func.attr.value.startswith("_")):
+            name = func.value.value
+            method = func.attr.value[:-1]
+            args = ", ".join(ctx.code(a).rstrip(", ").strip() for a in call.args)
+            new = f"{name} = {name}.{method}({args})"
+            edit = ctx.replace_node(small, hint, new)
+            return (edit, new) if edit else None
+    return None
+
+
+def clone_argument(ctx: RuleContext, save) -> tuple[Edit, str] | None:
+    """At the call that saved a tensor, read it through `.clone()`: `torch.sin(x[i])` -> `torch.sin(x[i].clone())`."""
+    call = save.node
+    if not isinstance(call, cst.Call):
+        return None
+    target_counter = save.counter
+    facts = ctx.facts
+    candidates = []
+    if isinstance(call.func, cst.Attribute):
+        candidates.append(call.func.value)
+    candidates += [a.value for a in call.args if a.keyword is None]
+    for expr in candidates:
+        if isinstance(expr, (cst.Subscript, cst.Name, cst.Attribute)):
+            tensor = facts.expr_values.get(id(expr))
+            if tensor is not None and tensor.counter is target_counter:
+                code = ctx.code(expr)
+                new = f"{code}.clone()"
+                edit = ctx.replace_node(expr, save.top, new)
+                return (edit, new) if edit else None
+    return None
+
+
+def set_inplace_false(ctx: RuleContext, call, hint) -> Edit | None:
+    """`nn.ReLU(inplace=True)` / `F.relu(x, inplace=True)` / `nn.ReLU(True)` -> inplace=False."""
+    if not isinstance(call, cst.Call):
+        return None
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == "inplace":
+            return ctx.replace_node(arg.value, hint, "False")
+    positional = [a for a in call.args if a.keyword is None]
+    trues = [a for a in positional if isinstance(a.value, cst.Name) and a.value.value == "True"]
+    if len(trues) == 1:
+        return ctx.replace_node(trues[0].value, hint, "False")
+    return None
+
+
+STALE_ERROR = ("one of the variables needed for gradient computation has been modified by an inplace operation: "
+               "[torch.FloatTensor [3]], which is output 0 of Add, is at version 1; expected version 0 instead. "
+               "Hint: enable anomaly detection to find the operation that failed to compute its gradient, with "
+               "torch.autograd.set_detect_anomaly(True, check_nan=False).")
+STALE_MATCH = "one of the variables needed for gradient computation has been modified by an inplace operation"
+
+
+def saved_name(save) -> str:
+    return f"`{save.tensor_name}`" if save.tensor_name else "a tensor"
+
+
+def stale_timeline(ctx: RuleContext, problem) -> str:
+    """The version story of a stale save, with this code's own lines."""
+    save, write, hint = problem.save, problem.write, problem.top
+    s_line = ctx.line(save.node, save.top or hint)
+    w_line = ctx.line(write.node, write.top or hint)
+    what = {"input": ctx.t("its input", "它的输入"), "output": ctx.t("its output", "它的输出"),
+            "parameters": ctx.t("the layer's weights", "该层的权重")}.get(save.what, save.what)
+    via = {"detach": ctx.t(" through a `.detach()` alias (detach shares the version counter)",
+                           "（通过 `.detach()` 得到的别名：detach 共享版本计数器）"),
+           "view": ctx.t(" through a view (views share the version counter)", "（通过视图：视图共享版本计数器）")}.get(write.via, "")
+    iteration = ""
+    if save.loop is not None and write.seq > save.seq and write.version_after > save.version + 1:
+        iteration = ctx.t(" (in a later loop iteration)", "（在之后的循环迭代中）")
+    name = saved_name(save)
+    return ctx.t(
+        f"1. Line {s_line}: `{save.op}` saves {what}, {name}, for backward at version {save.version}.\n"
+        f"2. Line {w_line}: `{write.op}` writes it in place{via}{iteration}: version {write.version_after}.\n"
+        f"3. {use_phrase(ctx, problem)[0].upper() + use_phrase(ctx, problem)[1:]} unpacks the saved tensor, finds version "
+        f"{write.version_after} instead of {save.version}, and raises.",
+        f"1. 第 {s_line} 行：`{save.op}` 为反向传播保存了{what} {name}，版本为 {save.version}。\n"
+        f"2. 第 {w_line} 行：`{write.op}` 原地修改了它{via}{iteration}：版本变为 {write.version_after}。\n"
+        f"3. {use_phrase(ctx, problem)}取出保存的张量时发现版本是 {write.version_after} 而不是 {save.version}，于是报错。")

@@ -1,0 +1,101 @@
+"""GG101: in-place write on a leaf tensor that requires grad."""
+from __future__ import annotations
+
+import libcst as cst
+
+from . import Rule, make_fix
+from ._common import created_line, name_of, out_of_place_rewrite, set_inplace_false
+
+RULE = Rule(
+    code="GG101",
+    name="leaf-inplace",
+    family="leaf",
+    fix_kind="safe/unsafe",
+    summary={
+        "en": "In-place write on a leaf tensor that requires grad, with grad enabled.",
+        "zh": "在启用梯度时对需要梯度（requires_grad）的叶子张量做原地操作（in-place 操作）。",
+    },
+    what={
+        "en": "Flags `w += 1`, `w.add_(1)`, `F.relu(w, inplace=True)` and other in-place writes on a tensor that is "
+              "a leaf and requires grad (`torch.rand(..., requires_grad=True)`, `requires_grad_()`, `nn.Parameter`, "
+              "`model.parameters()`) outside `torch.no_grad()`.",
+        "zh": "检查对叶子张量（叶子节点）的原地写入，例如 `w += 1`、`w.add_(1)`、`F.relu(w, inplace=True)`；这些张量"
+              "需要梯度（`torch.rand(..., requires_grad=True)`、`requires_grad_()`、`nn.Parameter`、`model.parameters()`），"
+              "且写入不在 `torch.no_grad()` 之内。",
+    },
+    why={
+        "en": "Autograd accumulates the gradient of a leaf into `.grad`. If the leaf's data were overwritten while grad "
+              "mode records operations, the recorded graph could no longer say what the gradient is with respect to, "
+              "so torch refuses the write immediately, at that line.",
+        "zh": "autograd 会把叶子张量的梯度累加到 `.grad`。如果在记录计算图时覆盖叶子的数据，计算图就说不清梯度是相对于"
+              "哪个值求的，所以 torch 在这一行立刻拒绝这次写入。",
+    },
+    autograd={
+        "en": "`w.is_leaf` is True and `w.requires_grad` is True; `w.grad_fn` is None. An in-place op in grad mode "
+              "would have to give `w` a `grad_fn`, which a leaf cannot have. Under `torch.no_grad()` the same write "
+              "is allowed: it bumps `w._version` and leaves `w` a leaf (this is how optimizers update parameters).",
+        "zh": "`w.is_leaf` 为 True，`w.requires_grad` 为 True，`w.grad_fn` 为 None。启用梯度时的原地操作需要给 `w` "
+              "一个 `grad_fn`，而叶子张量不能有。放在 `torch.no_grad()` 中则允许：版本计数器（`_version`）加一，`w` "
+              "仍是叶子张量（优化器就是这样更新参数的）。",
+    },
+    fix_safety={
+        "en": "A parameter update (the write uses `.grad`, or the target is an `nn.Parameter` / a model parameter) is "
+              "wrapped in `with torch.no_grad():` — safe: that is what the update meant and the original could only "
+              "raise. Otherwise `w += 1` becomes `w = w + 1` — unsafe: `w` is then a non-leaf, so `w.grad` stays "
+              "None and the gradient flows to the original leaf instead.",
+        "zh": "参数更新（写入用到了 `.grad`，或目标是 `nn.Parameter` / 模型参数）会被放进 `with torch.no_grad():`——"
+              "安全修复：这正是更新的本意，而原代码只会报错。其他情况把 `w += 1` 改成 `w = w + 1`——不安全修复："
+              "之后 `w` 是非叶子张量，`w.grad` 保持 None，梯度流向原来的叶子张量。",
+    },
+    runtime_error="a leaf Variable that requires grad is being used in an in-place operation.",
+    references=("https://pytorch.org/docs/stable/notes/autograd.html#in-place-operations-with-autograd",),
+)
+
+
+def _is_update(ctx, problem) -> bool:
+    tensor = problem.tensor
+    if tensor.is_parameter or tensor.module_params is not None:
+        return True
+    return ".grad" in ctx.code(problem.write.stmt)
+
+
+@RULE.checker
+def check(ctx):
+    for problem in ctx.problems("leaf-write"):
+        write, tensor, hint = problem.write, problem.tensor, problem.top
+        name = name_of(tensor)
+        line = created_line(ctx, tensor, hint)
+        fix = None
+        if _is_update(ctx, problem):
+            fix = make_fix("safe", ctx.t("Do the update under `torch.no_grad()`", "在 `torch.no_grad()` 中执行更新"),
+                           ctx.wrap_no_grad(write.stmt, hint))
+        elif write.kind in ("inplace_arg", "inplace_module"):
+            call = write.module_ctor if write.kind == "inplace_module" else write.node
+            fix = make_fix("unsafe", ctx.t("Use `inplace=False` (the leaf is no longer modified)",
+                                           "改为 `inplace=False`（叶子张量不再被修改）"),
+                           set_inplace_false(ctx, call, hint))
+        else:
+            rewrite = out_of_place_rewrite(ctx, write, hint)
+            if rewrite:
+                fix = make_fix("unsafe", ctx.t(f"Rewrite as `{rewrite[1]}` ({name} becomes a non-leaf: its .grad stays None)",
+                                               f"改写为 `{rewrite[1]}`（{name} 变成非叶子张量：它的 .grad 保持 None）"),
+                               rewrite[0])
+        where = ctx.t(f" (created on line {line})" if line else "", f"（创建于第 {line} 行）" if line else "")
+        message = ctx.t(
+            f"{name} is a leaf tensor that requires grad{where}; the in-place `{write.op}` here raises at once. "
+            "Do parameter updates under `torch.no_grad()`, or work on a copy.",
+            f"{name} 是需要梯度的叶子张量{where}；这里的原地操作 `{write.op}` 会立刻报错。请在 `torch.no_grad()` 中更新参数，"
+            "或者在副本上操作。")
+        explanation = ctx.t(
+            f"1. {name} is a leaf created on line {line} by {tensor.created_by} (`is_leaf=True`, `requires_grad=True`).\n"
+            f"2. Line {ctx.line(write.node, hint)} writes it in place with `{write.op}` while grad mode is on.\n"
+            "3. torch raises at that line: a leaf that requires grad cannot be modified in place.",
+            f"1. {name} 是第 {line} 行由 {tensor.created_by} 创建的叶子张量（`is_leaf=True`，`requires_grad=True`）。\n"
+            f"2. 第 {ctx.line(write.node, hint)} 行在启用梯度时用 `{write.op}` 原地修改它。\n"
+            "3. torch 在这一行报错：需要梯度的叶子张量不能被原地修改。")
+        related = [ctx.related(tensor.origin, hint, ctx.t(f"{name} created here as a leaf that requires grad",
+                                                          f"{name} 在这里创建为需要梯度的叶子张量"))] if tensor.origin is not None else []
+        node = write.node if not isinstance(write.node, cst.SimpleStatementLine) else write.stmt
+        f = ctx.finding(RULE, node, hint, message, related=related, fix=fix, explanation=explanation)
+        if f:
+            yield f

@@ -1,0 +1,62 @@
+"""GG104: `out=` with an argument that requires grad."""
+from __future__ import annotations
+
+import libcst as cst
+
+from . import Rule, make_fix
+
+RULE = Rule(
+    code="GG104",
+    name="out-arg-requires-grad",
+    family="leaf",
+    fix_kind="unsafe",
+    summary={
+        "en": "A torch function called with `out=` while one of its arguments requires grad.",
+        "zh": "调用带 `out=` 的 torch 函数，而某个参数需要梯度。",
+    },
+    what={
+        "en": "Flags `torch.sin(w, out=o)`, `torch.add(w, 1, out=o)` and similar calls in grad mode when `w` (or `o`) requires grad.",
+        "zh": "检查启用梯度时 `torch.sin(w, out=o)`、`torch.add(w, 1, out=o)` 等调用，其中 `w`（或 `o`）需要梯度。",
+    },
+    why={
+        "en": "`out=` writes the result into an existing tensor in place; autograd cannot record that, so torch refuses at the call.",
+        "zh": "`out=` 把结果原地写入已有张量；autograd 无法记录这种写入，所以 torch 在调用处拒绝执行。",
+    },
+    autograd={
+        "en": "The write bumps `o._version`; functions with `out=` have no derivative formula. Under `torch.no_grad()` the call works.",
+        "zh": "写入会让 `o._version` 加一；带 `out=` 的函数没有求导公式。在 `torch.no_grad()` 中调用可以正常工作。",
+    },
+    fix_safety={
+        "en": "`torch.sin(w, out=o)` becomes `o = torch.sin(w)` — unsafe: `o` is re-bound, so other references to the old `o` (views, a preallocated buffer) no longer see the result.",
+        "zh": "`torch.sin(w, out=o)` 改为 `o = torch.sin(w)`——不安全修复：`o` 被重新绑定，其他引用旧 `o` 的地方（视图、预分配缓冲区）看不到结果。",
+    },
+    match="functions with out=... arguments don't support automatic differentiation, but one of the arguments requires grad.",
+    runtime_error="sin(): functions with out=... arguments don't support automatic differentiation, but one of the arguments requires grad.",
+)
+
+
+@RULE.checker
+def check(ctx):
+    for problem in ctx.problems("out-grad"):
+        call, hint = problem.node, problem.top
+        op = problem.detail.get("op", "")
+        fix = None
+        stmt = problem.stmt
+        if (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Expr)
+                and stmt.body[0].value is call):
+            out_arg = next((a for a in call.args if a.keyword is not None and a.keyword.value == "out"), None)
+            if out_arg is not None and isinstance(out_arg.value, cst.Name):
+                new_call = call.with_changes(args=[a for a in call.args if a is not out_arg])
+                args = list(new_call.args)
+                if args:
+                    args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+                new = f"{out_arg.value.value} = {ctx.code(new_call.with_changes(args=args))}"
+                fix = make_fix("unsafe", ctx.t(f"Rewrite as `{new}`", f"改写为 `{new}`"),
+                               ctx.replace_node(stmt.body[0], hint, new))
+        message = ctx.t(f"`{op}(..., out=...)` with an argument that requires grad raises: autograd cannot record `out=` writes.",
+                        f"`{op}(..., out=...)` 的参数需要梯度，会报错：autograd 无法记录 `out=` 写入。")
+        f = ctx.finding(RULE, call, hint, message, fix=fix,
+                        explanation=ctx.t("`out=` writes the result in place into an existing tensor; with grad enabled and an input that requires grad, torch refuses.",
+                                          "`out=` 把结果原地写入已有张量；启用梯度且输入需要梯度时，torch 拒绝执行。"))
+        if f:
+            yield f

@@ -1,0 +1,86 @@
+"""GG201: a tensor saved for backward is modified in place before backward."""
+from __future__ import annotations
+
+from . import Rule, make_fix
+from ._common import STALE_ERROR, STALE_MATCH, clone_argument, out_of_place_rewrite, saved_name, stale_timeline, use_phrase
+
+RULE = Rule(
+    code="GG201",
+    name="saved-tensor-modified",
+    family="saved",
+    fix_kind="safe/unsafe",
+    summary={
+        "en": "A tensor saved for backward is modified in place before backward runs.",
+        "zh": "为反向传播保存的张量在反向传播之前被原地修改。",
+    },
+    what={
+        "en": "Flags in-place writes (`y.add_(1)`, `y += 1`, `y.detach().zero_()`, writes through views) on a tensor that an "
+              "earlier op saved for backward — inputs saved by `sin`, `log`, `mul`, `matmul`, `pow`, ...; outputs saved by "
+              "`exp`, `sigmoid`, `tanh`, `softmax`, `relu`, ... (the op table decides) — when a later `backward()` "
+              "(or the caller, for a returned value) needs that graph.",
+        "zh": "检查对已被前面的运算为反向传播保存的张量做原地写入（`y.add_(1)`、`y += 1`、`y.detach().zero_()`、通过视图写入），"
+              "且之后的 `backward()`（或返回值的调用方）需要这张计算图。保存输入的运算如 `sin`、`log`、`mul`、`matmul`、`pow`；"
+              "保存输出的运算如 `exp`、`sigmoid`、`tanh`、`softmax`、`relu`（由算子表决定）。",
+    },
+    why={
+        "en": "The backward formula needs the value the op saw. The write changes it, torch notices through the version "
+              "counter at backward — far from the line that caused it — and raises.",
+        "zh": "反向传播公式需要运算当时看到的值。原地写入改变了它；torch 在反向传播时通过版本计数器发现这一点——离出问题的那一行很远——然后报错。",
+    },
+    autograd={
+        "en": "A saved tensor records the version of its counter (`t._version`) when saved. Views and `detach()` share the "
+              "counter, so writing them counts too; `.data` does not (see GG501). `clone()` makes a new counter.",
+        "zh": "保存张量时会记录其版本计数器（`t._version`）的值。视图和 `detach()` 共享计数器，写它们也算；`.data` 不共享（见 GG501）。`clone()` 会新建计数器。",
+    },
+    fix_safety={
+        "en": "A statement `y.add_(1)` / `y += 1` on a non-leaf name becomes `y = y.add(1)` / `y = y + 1` (safe: later "
+              "uses of `y` see the same values, and the original could only raise; unsafe when the write went through an "
+              "alias, since the aliased tensor is then not modified). Otherwise the saved argument is read through "
+              "`.clone()` at the op that saved it (safe).",
+        "zh": "对非叶子名字的语句 `y.add_(1)` / `y += 1` 改为 `y = y.add(1)` / `y = y + 1`（安全修复：之后使用 `y` 得到的值相同，"
+              "而原代码只会报错；若写入经过别名则为不安全修复，因为别名指向的张量不再被修改）。否则在保存它的运算处改为读取 `.clone()`（安全修复）。",
+    },
+    runtime_error=STALE_ERROR,
+    match=STALE_MATCH,
+)
+
+
+def claims(problem) -> bool:
+    w = problem.write
+    return problem.kind == "stale-save" and w.kind not in ("step", "inplace_module", "inplace_arg") and not (
+        w.kind == "setitem" and problem.save.via_index)
+
+
+@RULE.checker
+def check(ctx):
+    for problem in ctx.problems("stale-save"):
+        if not claims(problem):
+            continue
+        save, write, hint = problem.save, problem.write, problem.top
+        fix = None
+        rewrite = out_of_place_rewrite(ctx, write, hint) if not write.via else None
+        if rewrite:
+            fix = make_fix("safe", ctx.t(f"Rewrite as `{rewrite[1]}`", f"改写为 `{rewrite[1]}`"), rewrite[0])
+        elif write.via and out_of_place_rewrite(ctx, write, hint):
+            rewrite = out_of_place_rewrite(ctx, write, hint)
+            fix = make_fix("unsafe", ctx.t(f"Rewrite as `{rewrite[1]}` (the aliased tensor is no longer modified)",
+                                           f"改写为 `{rewrite[1]}`（别名指向的张量不再被修改）"), rewrite[0])
+        else:
+            cloned = clone_argument(ctx, save)
+            if cloned:
+                fix = make_fix("safe", ctx.t(f"Save a copy: `{cloned[1]}`", f"保存副本：`{cloned[1]}`"), cloned[0])
+        s_line = ctx.line(save.node, save.top or hint)
+        message = ctx.t(
+            f"{saved_name(save)} was saved for backward by `{save.op}` on line {s_line}; this in-place `{write.op}` "
+            f"changes it, so {use_phrase(ctx, problem)} will fail.",
+            f"{saved_name(save)} 在第 {s_line} 行被 `{save.op}` 保存用于反向传播；这里的原地操作 `{write.op}` 修改了它，"
+            f"因此{use_phrase(ctx, problem)}会失败。")
+        related = [ctx.related(save.node, save.top or hint, ctx.t(f"saved for backward by `{save.op}` here",
+                                                                  f"在这里被 `{save.op}` 保存用于反向传播"))]
+        if problem.use is not None:
+            related.append(ctx.related(problem.use, hint, ctx.t("backward needs the saved value here",
+                                                                "反向传播在这里需要保存的值")))
+        f = ctx.finding(RULE, write.node, write.top or hint, message, related=related, fix=fix,
+                        explanation=stale_timeline(ctx, problem))
+        if f:
+            yield f

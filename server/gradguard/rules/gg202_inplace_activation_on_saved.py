@@ -1,0 +1,68 @@
+"""GG202: an `inplace=True` activation/dropout overwrites a tensor saved for backward."""
+from __future__ import annotations
+
+from . import Rule, make_fix
+from ._common import STALE_ERROR, STALE_MATCH, saved_name, set_inplace_false, stale_timeline, use_phrase
+
+RULE = Rule(
+    code="GG202",
+    name="inplace-activation-on-saved",
+    family="saved",
+    fix_kind="safe",
+    summary={
+        "en": "`nn.ReLU(inplace=True)`, `F.relu(x, inplace=True)` or an in-place dropout overwrites a tensor saved for backward.",
+        "zh": "`nn.ReLU(inplace=True)`、`F.relu(x, inplace=True)` 或原地 dropout 覆盖了为反向传播保存的张量。",
+    },
+    what={
+        "en": "Flags an in-place activation or dropout (a module built with `inplace=True` in `__init__` and applied in "
+              "`forward`, or a functional call with `inplace=True`) applied to the output of an op that saved it "
+              "(`sigmoid`, `tanh`, `exp`, `softmax`, ...) or to an input another op saved (`sin`, `mul`, ...).",
+        "zh": "检查原地激活或 dropout（在 `__init__` 中以 `inplace=True` 构造、在 `forward` 中调用的模块，或带 `inplace=True` "
+              "的函数调用）作用在被保存的张量上：保存输出的运算（`sigmoid`、`tanh`、`exp`、`softmax` 等）的输出，"
+              "或被其他运算（`sin`、`mul` 等）保存的输入。",
+    },
+    why={
+        "en": "The in-place activation changes the saved value, so backward raises. After ops that save nothing the user "
+              "can touch (`conv`, `linear`, batch norm's output, `+`) the same in-place activation is fine, which is "
+              "why it works in most ResNets and breaks after a sigmoid.",
+        "zh": "原地激活改变了被保存的值，因此反向传播报错。在不保存用户可修改张量的运算（`conv`、`linear`、批归一化的输出、`+`）"
+              "之后，同样的原地激活没有问题，所以它在大多数 ResNet 中能用，而接在 sigmoid 后就会出错。",
+    },
+    autograd={
+        "en": "`relu_` bumps the version counter of its input; `SigmoidBackward0` saved its output at the previous version.",
+        "zh": "`relu_` 让输入的版本计数器加一；`SigmoidBackward0` 保存的是上一个版本的输出。",
+    },
+    fix_safety={
+        "en": "`inplace=True` becomes `inplace=False` — safe: the activation computes the same values into a new tensor.",
+        "zh": "把 `inplace=True` 改为 `inplace=False`——安全修复：激活函数把同样的值写到新张量中。",
+    },
+    runtime_error=STALE_ERROR,
+    match=STALE_MATCH,
+)
+
+
+def claims(problem) -> bool:
+    return problem.kind == "stale-save" and problem.write.kind in ("inplace_module", "inplace_arg")
+
+
+@RULE.checker
+def check(ctx):
+    for problem in ctx.problems("stale-save"):
+        if not claims(problem):
+            continue
+        save, write, hint = problem.save, problem.write, problem.top
+        call = write.module_ctor if write.kind == "inplace_module" else write.node
+        fix = make_fix("safe", ctx.t("Use `inplace=False`", "改为 `inplace=False`"), set_inplace_false(ctx, call, hint))
+        s_line = ctx.line(save.node, save.top or hint)
+        message = ctx.t(
+            f"`{write.op}` overwrites {saved_name(save)}, which `{save.op}` saved for backward on line {s_line}; "
+            f"{use_phrase(ctx, problem)} will fail. Use inplace=False here.",
+            f"`{write.op}` 覆盖了 {saved_name(save)}，它在第 {s_line} 行被 `{save.op}` 保存用于反向传播；"
+            f"{use_phrase(ctx, problem)}会失败。请在这里使用 inplace=False。")
+        related = [ctx.related(save.node, save.top or hint, ctx.t(f"saved by `{save.op}` here", f"在这里被 `{save.op}` 保存"))]
+        if write.module_ctor is not None:
+            related.append(ctx.related(write.module_ctor, hint, ctx.t("built with inplace=True here", "在这里以 inplace=True 构造")))
+        f = ctx.finding(RULE, write.node, write.top or hint, message, related=related, fix=fix,
+                        explanation=stale_timeline(ctx, problem))
+        if f:
+            yield f

@@ -1,0 +1,89 @@
+"""GG402: state carried across iterations keeps an old graph whose weights step() then modifies."""
+from __future__ import annotations
+
+import libcst as cst
+
+from . import Rule, make_fix
+from ._common import STALE_ERROR, STALE_MATCH, stale_timeline
+
+RULE = Rule(
+    code="GG402",
+    name="carried-state-step",
+    family="graph-lifetime",
+    fix_kind="unsafe",
+    summary={
+        "en": "A tensor carried into the next loop iteration keeps the previous graph alive, and `optimizer.step()` "
+              "modifies the weights that graph saved.",
+        "zh": "带入下一次循环迭代的张量让上一轮的计算图继续存活，而 `optimizer.step()` 修改了这张图保存的权重。",
+    },
+    what={
+        "en": "Flags `h = h_next` (hidden state, running output) inside a training loop that calls "
+              "`backward(retain_graph=True)` and `step()`: the next iteration's backward goes through the previous "
+              "iteration's retained graph, whose saved weights `step()` has since modified.",
+        "zh": "检查训练循环中的 `h = h_next`（隐藏状态、累积输出），而循环中调用了 `backward(retain_graph=True)` 和 `step()`："
+              "下一轮的反向传播会经过上一轮保留的计算图，而 `step()` 已经修改了那张图保存的权重。",
+    },
+    why={
+        "en": "`h = h_next` is an ordinary assignment, not an in-place operation. What fails is that `h_next` still carries "
+              "the previous iteration's graph; `retain_graph=True` keeps its saved weights, `step()` modifies them in "
+              "place, and the next backward, reaching the old graph through `h`, finds them at a newer version.",
+        "zh": "`h = h_next` 只是普通赋值，并不是原地操作。出错的原因是 `h_next` 仍携带上一轮的计算图；`retain_graph=True` "
+              "保留了它保存的权重，`step()` 原地修改了这些权重，下一轮的反向传播通过 `h` 回到旧图时发现版本已经变新。",
+    },
+    autograd={
+        "en": "`detach()` returns a tensor with the same data but no `grad_fn`: the graph stops there (truncated "
+              "backpropagation through time), so no backward reaches the old weights. `retain_graph=True` is then "
+              "usually unnecessary.",
+        "zh": "`detach()` 返回数据相同但没有 `grad_fn` 的张量：计算图在这里截断（截断的时间反向传播），反向传播不会再到达旧的"
+              "权重。此时通常也不再需要 `retain_graph=True`。",
+    },
+    fix_safety={
+        "en": "`h = h_next` becomes `h = h_next.detach()` — unsafe: gradients no longer flow into earlier iterations "
+              "(which the original could never compute anyway, because it raises).",
+        "zh": "`h = h_next` 改为 `h = h_next.detach()`——不安全修复：梯度不再流入之前的迭代（原代码也算不出这些梯度，因为它会报错）。",
+    },
+    runtime_error=STALE_ERROR.replace("[torch.FloatTensor [3]], which is output 0 of Add, is at version 1; expected version 0",
+                                      "[torch.FloatTensor [1, 1]], which is output 0 of AsStrided, is at version 3; expected version 2"),
+    match=STALE_MATCH,
+)
+
+
+def claims(problem) -> bool:
+    return problem.kind == "stale-save" and problem.write.kind == "step" and problem.carry is not None
+
+
+@RULE.checker
+def check(ctx):
+    for problem in ctx.problems("stale-save"):
+        if not claims(problem):
+            continue
+        save, write, hint = problem.save, problem.write, problem.top
+        value = ctx.code(problem.carry_value)
+        simple = isinstance(problem.carry_value, (cst.Name, cst.Attribute, cst.Call, cst.Subscript))
+        new = f"{value}.detach()" if simple else f"({value}).detach()"
+        fix = make_fix("unsafe", ctx.t(f"Carry `{new}` (cuts the graph: no gradient into earlier iterations)",
+                                       f"改为携带 `{new}`（截断计算图：梯度不再流入之前的迭代）"),
+                       ctx.replace_node(problem.carry_value, hint, new))
+        s_line = ctx.line(save.node, save.top or hint)
+        w_line = ctx.line(write.node, write.top or hint)
+        b_line = ctx.line(problem.use, hint) if problem.use is not None else 0
+        name = problem.carry_target
+        message = ctx.t(
+            f"`{name}` carries this iteration's graph into the next one; `{write.op}` on line {w_line} modifies the "
+            f"weights that graph saved on line {s_line}, so the next `backward()` (line {b_line}) fails. "
+            f"Carry `{new}`. (`=` is not in-place; the old graph is the problem.)",
+            f"`{name}` 把这一轮的计算图带进下一轮；第 {w_line} 行的 `{write.op}` 修改了这张图在第 {s_line} 行保存的权重，"
+            f"所以下一轮的 `backward()`（第 {b_line} 行）会失败。请改为携带 `{new}`。（`=` 不是原地操作，问题在于旧的计算图。）")
+        related = [
+            ctx.related(write.node, write.top or hint, ctx.t("the optimizer modifies the weights here", "优化器在这里修改权重")),
+            ctx.related(save.node, save.top or hint, ctx.t("weights saved for backward here", "权重在这里被保存用于反向传播")),
+        ]
+        if problem.use is not None:
+            related.append(ctx.related(problem.use, hint, ctx.t("the next iteration's backward fails here",
+                                                                "下一轮的反向传播在这里失败")))
+        explanation = stale_timeline(ctx, problem) + ctx.t(
+            f"\n4. The old graph is reached through `{name}`, assigned on line {ctx.line(problem.carry, hint)} and used in the next iteration.",
+            f"\n4. 旧的计算图是通过 `{name}` 到达的：它在第 {ctx.line(problem.carry, hint)} 行被赋值，并在下一轮中使用。")
+        f = ctx.finding(RULE, problem.carry, hint, message, related=related, fix=fix, explanation=explanation)
+        if f:
+            yield f

@@ -1,0 +1,76 @@
+"""GG403: state carried across iterations makes backward go through an already freed graph."""
+from __future__ import annotations
+
+import libcst as cst
+
+from . import Rule, make_fix
+
+RULE = Rule(
+    code="GG403",
+    name="backward-through-freed-graph",
+    family="graph-lifetime",
+    fix_kind="unsafe",
+    summary={
+        "en": "A tensor carried into the next loop iteration makes `backward()` run through a graph that the previous "
+              "`backward()` already freed.",
+        "zh": "带入下一次循环迭代的张量使 `backward()` 经过上一次 `backward()` 已经释放的计算图。",
+    },
+    what={
+        "en": "Flags `h = h_next` in a loop whose `backward()` has no `retain_graph=True`: the next iteration's backward "
+              "reaches the previous iteration's graph through `h`, whose saved tensors were freed.",
+        "zh": "检查循环中的 `h = h_next`，而循环里的 `backward()` 没有 `retain_graph=True`：下一轮的反向传播通过 `h` "
+              "到达上一轮的计算图，而那张图保存的张量已经被释放。",
+    },
+    why={
+        "en": "`backward()` frees the saved tensors of the graph it ran through. Carrying a tensor that still points into "
+              "that graph makes the next backward need them again.",
+        "zh": "`backward()` 会释放它经过的计算图中保存的张量。携带仍指向那张图的张量，会让下一次反向传播再次需要它们。",
+    },
+    autograd={
+        "en": "Adding `retain_graph=True` only trades this error for GG402 once an optimizer modifies the weights; "
+              "`detach()` the carried state instead (truncated backpropagation through time).",
+        "zh": "加上 `retain_graph=True` 只会在优化器修改权重后把这个错误换成 GG402；应当对携带的状态调用 `detach()`（截断的时间反向传播）。",
+    },
+    fix_safety={
+        "en": "`h = h_next` becomes `h = h_next.detach()` — unsafe: gradients no longer flow into earlier iterations.",
+        "zh": "`h = h_next` 改为 `h = h_next.detach()`——不安全修复：梯度不再流入之前的迭代。",
+    },
+    runtime_error="Trying to backward through the graph a second time (or directly access saved tensors after they have "
+                  "already been freed). Saved intermediate values of the graph are freed when you call .backward() or "
+                  "autograd.grad(). Specify retain_graph=True if you need to backward through the graph a second time or "
+                  "if you need to access saved tensors after calling backward.",
+)
+
+
+@RULE.checker
+def check(ctx):
+    for problem in ctx.problems("freed-graph"):
+        hint = problem.top
+        value = ctx.code(problem.carry_value)
+        simple = isinstance(problem.carry_value, (cst.Name, cst.Attribute, cst.Call, cst.Subscript))
+        new = f"{value}.detach()" if simple else f"({value}).detach()"
+        fix = make_fix("unsafe", ctx.t(f"Carry `{new}` (cuts the graph: no gradient into earlier iterations)",
+                                       f"改为携带 `{new}`（截断计算图：梯度不再流入之前的迭代）"),
+                       ctx.replace_node(problem.carry_value, hint, new))
+        freed_by = problem.detail.get("freed_by")
+        f_line = ctx.line(freed_by, hint) if freed_by is not None else 0
+        b_line = ctx.line(problem.use, hint) if problem.use is not None else 0
+        name = problem.carry_target
+        message = ctx.t(
+            f"`{name}` carries this iteration's graph into the next one, but `backward()` on line {f_line} frees it; the "
+            f"next `backward()` (line {b_line}) goes through it again and fails. Carry `{new}`.",
+            f"`{name}` 把这一轮的计算图带进下一轮，但第 {f_line} 行的 `backward()` 释放了它；下一轮的 `backward()`（第 {b_line} 行）"
+            f"再次经过它并失败。请改为携带 `{new}`。")
+        related = []
+        if freed_by is not None:
+            related.append(ctx.related(freed_by, hint, ctx.t("this backward frees the graph", "这次反向传播释放了计算图")))
+        explanation = ctx.t(
+            f"1. `{name}` is assigned on line {ctx.line(problem.carry, hint)} a tensor that belongs to this iteration's graph.\n"
+            f"2. `backward()` on line {f_line} frees that graph's saved tensors (no `retain_graph=True`).\n"
+            f"3. The next iteration computes from `{name}`, so its `backward()` reaches the freed graph and raises.",
+            f"1. 第 {ctx.line(problem.carry, hint)} 行把属于这一轮计算图的张量赋给 `{name}`。\n"
+            f"2. 第 {f_line} 行的 `backward()` 释放了这张图保存的张量（没有 `retain_graph=True`）。\n"
+            f"3. 下一轮从 `{name}` 开始计算，所以它的 `backward()` 到达已释放的计算图并报错。")
+        f = ctx.finding(RULE, problem.carry, hint, message, related=related, fix=fix, explanation=explanation)
+        if f:
+            yield f

@@ -1,0 +1,69 @@
+"""GG501: an in-place write through `.data` on a tensor that backward needs (silently wrong gradients)."""
+from __future__ import annotations
+
+from . import Rule
+from ._common import saved_name, use_phrase
+
+RULE = Rule(
+    code="GG501",
+    name="data-write-on-saved",
+    family="silent",
+    severity="warning",
+    fix_kind="none",
+    summary={
+        "en": "An in-place write through `.data` changes a tensor saved for backward: no error, wrong gradients.",
+        "zh": "通过 `.data` 原地写入了为反向传播保存的张量：不报错，但梯度是错的。",
+    },
+    what={
+        "en": "Flags `y.data.mul_(0)`, `y.data[...] = v`, `y.data.copy_(...)` when `y` (or its storage) was saved by an "
+              "op whose graph a later `backward()` uses.",
+        "zh": "检查 `y.data.mul_(0)`、`y.data[...] = v`、`y.data.copy_(...)`，其中 `y`（或其存储）被某个运算保存，"
+              "且之后的 `backward()` 会用到那张计算图。",
+    },
+    why={
+        "en": "`.data` shares storage with `y` but has its own version counter, so autograd cannot notice the write: "
+              "backward computes with the new values and returns a wrong gradient without any error.",
+        "zh": "`.data` 与 `y` 共享存储，但有自己的版本计数器，所以 autograd 无法察觉这次写入：反向传播使用新值计算，"
+              "悄悄返回错误的梯度，没有任何报错。",
+    },
+    autograd={
+        "en": "Checked on torch 2.13: `w = torch.tensor([1., 2.], requires_grad=True); e = w.exp(); e.data.mul_(0); "
+              "e.sum().backward()` gives `w.grad == [0., 0.]` instead of `[2.7183, 7.3891]`. `detach()` shares the "
+              "counter, so the same write through `e.detach()` raises instead of corrupting.",
+        "zh": "在 torch 2.13 上验证：`w = torch.tensor([1., 2.], requires_grad=True); e = w.exp(); e.data.mul_(0); "
+              "e.sum().backward()` 得到 `w.grad == [0., 0.]`，而正确值是 `[2.7183, 7.3891]`。`detach()` 共享计数器，"
+              "所以通过 `e.detach()` 做同样的写入会报错，而不是悄悄算错。",
+    },
+    fix_safety={
+        "en": "No automatic fix: move the write after `backward()`, or write a copy. Replacing `.data` with "
+              "`.detach()` turns the silent error into a loud one (GG201).",
+        "zh": "没有自动修复：把写入移到 `backward()` 之后，或写入副本。把 `.data` 换成 `.detach()` 会把静默错误变成显式报错（GG201）。",
+    },
+    runtime_error="",
+)
+
+
+@RULE.checker
+def check(ctx):
+    for problem in ctx.problems("silent-write"):
+        write, save, hint = problem.write, problem.save, problem.top
+        if write.via != "data":
+            continue
+        s_line = ctx.line(save.node, save.top or hint)
+        message = ctx.t(
+            f"`{write.op}` through `.data` changes {saved_name(save)}, which `{save.op}` saved for backward on line {s_line}; "
+            f"{use_phrase(ctx, problem)} will silently use the new values (wrong gradient, no error).",
+            f"通过 `.data` 的 `{write.op}` 修改了 {saved_name(save)}，它在第 {s_line} 行被 `{save.op}` 保存用于反向传播；"
+            f"{use_phrase(ctx, problem)}会悄悄使用新值（梯度错误，但不报错）。")
+        explanation = ctx.t(
+            f"1. Line {s_line}: `{save.op}` saves {saved_name(save)} (version {save.version}).\n"
+            f"2. Line {ctx.line(write.node, write.top or hint)}: the write goes through `.data`, which shares the storage but has its own version counter, so the saved version still reads {save.version}.\n"
+            f"3. {use_phrase(ctx, problem)} unpacks the saved tensor without noticing and computes a wrong gradient.",
+            f"1. 第 {s_line} 行：`{save.op}` 保存了 {saved_name(save)}（版本 {save.version}）。\n"
+            f"2. 第 {ctx.line(write.node, write.top or hint)} 行：写入经过 `.data`，它共享存储但有自己的版本计数器，所以保存的版本仍是 {save.version}。\n"
+            f"3. {use_phrase(ctx, problem)}取出保存的张量时察觉不到变化，算出错误的梯度。")
+        f = ctx.finding(RULE, write.node, write.top or hint, message,
+                        related=[ctx.related(save.node, save.top or hint, ctx.t("saved for backward here", "在这里被保存用于反向传播"))],
+                        explanation=explanation)
+        if f:
+            yield f

@@ -1,0 +1,155 @@
+"""`gradguard trace [options] script.py [args...]` / `gradguard trace [options] -m module [args...]`."""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import runpy
+import sys
+import traceback
+
+USAGE = "gradguard trace [--format text|json] [--lang en|zh] [--strict] [--no-write-warnings] " \
+        "[--output PATH] (script.py | -m module) [args...]"
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="gradguard trace", usage=USAGE,
+        description="Run a PyTorch program with the in-place tracer installed. Reports tensors that backward "
+                    "needed but an in-place write changed: the line that saved them and the line that wrote them.")
+    p.add_argument("--format", choices=("text", "json"), default="text",
+                   help="text: readable report on stderr (default); json: the trace document on stderr at exit")
+    p.add_argument("--lang", choices=("en", "zh"), default="en", help="language of the report")
+    p.add_argument("--strict", action="store_true",
+                   help="raise instead of warning when backward reads a tensor overwritten without a version "
+                        "bump (.data writes, fused optimizers)")
+    p.add_argument("--no-write-warnings", action="store_true",
+                   help="do not warn at the in-place write itself, only when backward uses the tensor")
+    p.add_argument("--output", default=os.path.join(".gradguard", "trace.json"),
+                   help="where to write the trace document (default: .gradguard/trace.json in the current "
+                        "directory; '-' to skip)")
+    p.add_argument("-m", dest="module", metavar="MODULE", help="run a library module as a script")
+    p.add_argument("script", nargs="?", help="the program to run")
+    return p
+
+
+def _split(argv: list[str]) -> tuple[list[str], list[str]]:
+    """Options for gradguard come before the program; everything from the program on is the program's."""
+    takes_value = {"--format", "--lang", "--output"}
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        if arg == "-m":
+            return argv[: i + 2], argv[i + 2:]
+        if arg == "--":
+            return argv[:i] + argv[i + 1: i + 2], argv[i + 2:]
+        if arg in takes_value:
+            i += 2
+            continue
+        if arg.startswith("-"):
+            i += 1
+            continue
+        return argv[: i + 1], argv[i + 1:]
+    return argv, []
+
+
+def main(argv: list[str]) -> int:
+    """Entry point for `gradguard trace ...`; returns the traced program's exit status (2 on usage error)."""
+    ours, program_args = _split(list(argv))
+    parser = _parser()
+    try:
+        opts = parser.parse_args(ours)
+    except SystemExit as exc:
+        return int(exc.code or 0)
+    if not opts.module and not opts.script:
+        parser.print_usage(sys.stderr)
+        print("gradguard trace: error: give a script or -m MODULE", file=sys.stderr)
+        return 2
+    if opts.script and not opts.module and not os.path.exists(opts.script):
+        print(f"gradguard trace: error: {opts.script}: no such file", file=sys.stderr)
+        return 2
+
+    from .core import Tracer  # imports torch
+    from . import report
+
+    live_text = opts.format == "text"
+    tracer = Tracer(strict=opts.strict, warn_at_write=not opts.no_write_warnings, lang=opts.lang,
+                    emit=(lambda text: print(text, file=sys.stderr, flush=True)) if live_text else (lambda text: None))
+    status = run_program(tracer, opts.script, opts.module, program_args)
+
+    stale = [f for f in tracer.findings if f.kind == "stale-save"]
+    if live_text:
+        for finding in stale:  # silent writes were printed when they happened
+            print("\n" + finding.text, file=sys.stderr)
+    argv_doc = (["-m", opts.module] if opts.module else [opts.script]) + program_args
+    doc = report.document(tracer.findings, argv_doc, status)
+    if opts.output != "-":
+        try:
+            os.makedirs(os.path.dirname(opts.output) or ".", exist_ok=True)
+            with open(opts.output, "w", encoding="utf-8") as fh:
+                json.dump(doc, fh, indent=2, ensure_ascii=False)
+                fh.write("\n")
+        except OSError as exc:
+            print(f"gradguard trace: cannot write {opts.output}: {exc}", file=sys.stderr)
+    if opts.format == "json":
+        print(json.dumps(doc, indent=2, ensure_ascii=False), file=sys.stderr)
+    elif tracer.findings:
+        print(report.summary(len(tracer.findings), opts.output, opts.lang), file=sys.stderr)
+    return status
+
+
+def run_program(tracer, script: str | None, module: str | None, args: list[str]) -> int:
+    """Run a script or module as __main__ under `tracer`, with sys.argv/sys.path as python would set
+    them; returns the exit status python would have given."""
+    saved_argv, saved_path = sys.argv[:], sys.path[:]
+    try:
+        if module:
+            sys.argv = [module] + args  # runpy replaces argv[0] with the module's file
+            sys.path.insert(0, os.getcwd())
+        else:
+            sys.argv = [script] + args
+            sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
+        try:
+            with tracer:
+                if module:
+                    runpy.run_module(module, run_name="__main__", alter_sys=True)
+                else:
+                    runpy.run_path(script, run_name="__main__")
+        except SystemExit as exc:
+            code = exc.code
+            if code is None:
+                return 0
+            if isinstance(code, int):
+                return code
+            print(code, file=sys.stderr)
+            return 1
+        except KeyboardInterrupt:
+            traceback.print_exc()
+            return 130
+        except BaseException as exc:  # the program's own error: print it as python would
+            _print_user_traceback(exc)
+            return 1
+        return 0
+    finally:
+        sys.argv = saved_argv
+        sys.path[:] = saved_path
+        sys.stdout.flush()
+
+
+def _print_user_traceback(exc: BaseException) -> None:
+    """Python's traceback without gradguard's and runpy's frames (the tracer is not the program)."""
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+    te = traceback.TracebackException(type(exc), exc, exc.__traceback__)
+    seen = set()
+    todo = [te]
+    while todo:
+        item = todo.pop()
+        if id(item) in seen:
+            continue
+        seen.add(id(item))
+        kept = [f for f in item.stack if not f.filename.startswith(here) and "<frozen runpy>" not in f.filename
+                and not f.filename.endswith(os.sep + "runpy.py")]
+        item.stack = traceback.StackSummary.from_list(kept)
+        todo.extend(x for x in (item.__cause__, item.__context__) if x is not None)
+    sys.stdout.flush()
+    print("".join(te.format()), end="", file=sys.stderr)

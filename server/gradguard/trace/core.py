@@ -1,0 +1,461 @@
+"""The tracer: saved-tensor hooks, an in-place write watcher, and autograd's version check redone.
+
+Why each piece exists (measured in ../shared/notes/runtime-tracer.md):
+
+* ``saved_tensors_hooks`` let us see every tensor a backward node keeps, with the line that
+  saved it. Installing them switches off autograd's own version check, so ``_unpack`` must
+  redo it exactly (``tensor._version != saved version`` -> raise), or gradients go silently wrong.
+* ``_pack`` keeps ``t.detach()`` (same storage, same version counter, no ``grad_fn``): keeping
+  ``t`` itself would make every graph that saves its own output a reference cycle through C++.
+* A ``SavedTensor`` record lives exactly as long as the graph that holds it; its ``__del__``
+  takes its storage off the watch list. The write watcher does one dict lookup per in-place
+  call and logs only writes to storages that live saves point into.
+* The watcher is a ``TorchFunctionMode``: user-level names (``__setitem__``, ``addcdiv_``),
+  and, unlike a dispatch mode, it leaves ``_foreach_*_`` version bumps intact.
+"""
+from __future__ import annotations
+
+import inspect
+import itertools
+import os
+import sys
+import sysconfig
+from collections import deque
+from dataclasses import dataclass
+
+import torch
+from torch.overrides import TorchFunctionMode
+
+from . import report
+
+_SEQ = itertools.count(1)
+_WRITE_LOG_LIMIT = 256  # per storage; a storage saved by a graph that never dies keeps only recent writes
+
+# ---------------------------------------------------------------------------------------------
+# Which frames belong to the user
+
+
+def _skip_prefixes() -> tuple[str, ...]:
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the gradguard package
+    prefixes = {here + os.sep, os.path.dirname(os.path.abspath(torch.__file__)) + os.sep}
+    for key in ("stdlib", "platstdlib", "purelib", "platlib"):
+        path = sysconfig.get_paths().get(key)
+        if path:
+            prefixes.add(os.path.abspath(path) + os.sep)
+    return tuple(sorted(prefixes))
+
+
+_SKIP = _skip_prefixes()
+_TORCH_DIR = os.path.dirname(os.path.abspath(torch.__file__)) + os.sep
+_IS_USER: dict[str, bool] = {}
+
+
+def _is_user_file(filename: str) -> bool:
+    if filename.startswith("<"):
+        return not filename.startswith("<frozen")
+    return not os.path.abspath(filename).startswith(_SKIP)
+
+
+def _user_frame(depth: int = 2) -> tuple[str, int, str]:
+    """(file, line, via): the innermost user frame, and the library module it called into."""
+    frame = sys._getframe(depth)
+    cache = _IS_USER
+    via = ""
+    while frame is not None:
+        filename = frame.f_code.co_filename
+        user = cache.get(filename)
+        if user is None:
+            user = cache[filename] = _is_user_file(filename)
+        if user:
+            return filename, frame.f_lineno, via
+        if not via and filename.startswith(_TORCH_DIR):
+            via = filename  # the innermost torch frame: torch/optim/adam.py rather than optimizer.py
+        frame = frame.f_back
+    return "<unknown>", 0, via
+
+
+def _module_of(filename: str) -> str:
+    """torch/optim/adadelta.py -> torch.optim.adadelta"""
+    if not filename.startswith(_TORCH_DIR):
+        return ""
+    rel = filename[len(_TORCH_DIR) - 1 - len("torch"):]
+    return rel[:-3].replace(os.sep, ".") if rel.endswith(".py") else rel
+
+
+# ---------------------------------------------------------------------------------------------
+# Records
+
+
+class SavedTensor:
+    """What ``_pack`` returns: autograd holds this object instead of the tensor."""
+
+    __slots__ = ("tensor", "version", "key", "seq", "file", "line", "backward_calls",
+                 "pack_node", "output_nr", "ref", "tracer", "reported")
+
+    def __del__(self):
+        tracer = self.tracer
+        if tracer is not None and self.key is not None:
+            try:
+                tracer._release(self.key, self.seq)
+            except Exception:  # interpreter shutdown
+                pass
+
+
+@dataclass
+class LiveSave:
+    """The watch-list entry of a live SavedTensor (no reference to the record itself)."""
+
+    tensor: torch.Tensor
+    version: int
+    file: str
+    line: int
+    seq: int
+
+
+@dataclass
+class InplaceWrite:
+    seq: int
+    file: str
+    line: int
+    op: str
+    via: str  # library module that did the write for the user's line ("torch.optim.adam"), or ""
+    version_before: int
+    version_after: int
+    start: int
+    end: int  # byte range written (over-approximated by the tensor's extent)
+
+
+def _extent(t: torch.Tensor) -> tuple[int, int]:
+    try:
+        if t.numel() == 0:
+            return 0, 0
+        start = t.data_ptr()
+        last = sum((size - 1) * stride for size, stride in zip(t.shape, t.stride()) if size > 0)
+        return start, start + (last + 1) * t.element_size()
+    except Exception:
+        return 0, 1 << 62
+
+
+def _storage_key(t: torch.Tensor):
+    try:
+        return t.untyped_storage()._cdata
+    except Exception:  # sparse, nested, some subclasses: not watched
+        return None
+
+
+# ---------------------------------------------------------------------------------------------
+# Classifying calls seen by the watcher
+
+_PLAIN, _WRITE_SELF, _INPLACE_ARG, _BACKWARD = 0, 1, 2, 3
+_INPLACE_DUNDERS = {
+    "__setitem__", "__iadd__", "__isub__", "__imul__", "__itruediv__", "__ifloordiv__", "__imod__",
+    "__ipow__", "__imatmul__", "__iand__", "__ior__", "__ixor__", "__ilshift__", "__irshift__",
+}
+# Names ending in "_" that do not write tensor data.
+_NOT_WRITES = {"requires_grad_", "share_memory_", "retain_grad", "rename_", "_set_grad_enabled",
+               "record_stream", "_fix_weakref", "_coalesced_"}
+_KIND: dict = {}
+
+
+def _classify(func) -> tuple[int, int]:
+    name = getattr(func, "__name__", "") or ""
+    if func is torch.Tensor.backward or func is torch.autograd.backward or func is torch.autograd.grad:
+        kind = (_BACKWARD, 0)
+    elif name in _INPLACE_DUNDERS:
+        kind = (_WRITE_SELF, 0)
+    elif name.endswith("_") and not name.endswith("__") and name not in _NOT_WRITES:
+        kind = (_WRITE_SELF, 0)
+    else:
+        kind = (_PLAIN, 0)
+        if inspect.isfunction(func):
+            try:
+                params = list(inspect.signature(func).parameters)
+            except (TypeError, ValueError):
+                params = []
+            if "inplace" in params:
+                kind = (_INPLACE_ARG, params.index("inplace"))
+    try:
+        _KIND[func] = kind
+    except TypeError:
+        pass
+    return kind
+
+
+def _tensors(obj):
+    if isinstance(obj, torch.Tensor):
+        yield obj
+    elif isinstance(obj, (list, tuple)):
+        for item in obj:
+            if isinstance(item, torch.Tensor):
+                yield item
+
+
+def _op_name(func) -> str:
+    name = getattr(func, "__name__", None) or str(func)
+    return name
+
+
+class _WriteWatcher(TorchFunctionMode):
+    def __init__(self, tracer: "Tracer"):
+        super().__init__()
+        self.tracer = tracer
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kind = _KIND.get(func)
+        if kind is None:
+            kind = _classify(func)
+        code = kind[0]
+        if code == _PLAIN:
+            if kwargs:
+                if "out" in kwargs and self.tracer.live:
+                    return self.tracer._watched_call(func, args, kwargs, kwargs["out"])
+                return func(*args, **kwargs)
+            return func(*args)
+        if kwargs is None:
+            kwargs = {}
+        tracer = self.tracer
+        if code == _BACKWARD:
+            tracer._backward_started(kwargs, args)
+            return func(*args, **kwargs)
+        if not tracer.live:
+            return func(*args, **kwargs)
+        if code == _WRITE_SELF:
+            target = args[0] if args else None
+        else:  # inplace=True functional
+            index = kind[1]
+            flag = kwargs.get("inplace", args[index] if len(args) > index else False)
+            if not flag:
+                return func(*args, **kwargs)
+            target = args[0] if args else kwargs.get("input")
+        if "out" in kwargs:
+            target = [*_tensors(target), *_tensors(kwargs["out"])]
+        return tracer._watched_call(func, args, kwargs, target)
+
+
+# ---------------------------------------------------------------------------------------------
+# The tracer
+
+
+class Tracer:
+    """Install with ``with Tracer() as tr: ...``; findings collect in ``tr.findings``.
+
+    strict: also raise (instead of warning) when backward reads a tensor whose storage was
+    written without a version bump (``.data`` writes, fused optimizers).
+    warn_at_write: print a warning at the in-place write that invalidates a live save.
+    emit: called with each text block to show the user (default: print to stderr).
+    """
+
+    def __init__(self, *, strict: bool = False, warn_at_write: bool = True, lang: str = "en",
+                 emit=None):
+        self.strict = strict
+        self.warn_at_write = warn_at_write
+        self.lang = lang
+        self.emit = emit if emit is not None else _print_stderr
+        self.live: dict[int, dict[int, LiveSave]] = {}  # storage key -> seq -> live save
+        self.writes: dict[int, deque] = {}  # storage key -> recent InplaceWrite
+        self.findings: list[report.TraceFinding] = []
+        self.backward_calls = 0
+        self.backward_sites: deque = deque(maxlen=64)  # (number, file, line, retain_graph)
+        self._warned: set = set()
+        self._active = False
+
+    # -- installation ---------------------------------------------------------------------
+    def __enter__(self) -> "Tracer":
+        self._hooks = torch.autograd.graph.saved_tensors_hooks(self._pack, self._unpack)
+        self._hooks.__enter__()
+        self._mode = _WriteWatcher(self)
+        self._mode.__enter__()
+        self._active = True
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._active = False
+        self._mode.__exit__(*exc)
+        self._hooks.__exit__(*exc)
+
+    def live_saves(self) -> int:
+        """Number of saved tensors currently held by live graphs (for leak checks)."""
+        return sum(len(v) for v in self.live.values())
+
+    # -- saved tensors --------------------------------------------------------------------
+    def _pack(self, t: torch.Tensor):
+        rec = SavedTensor()
+        rec.tensor = t.detach()
+        version = rec.version = t._version
+        seq = rec.seq = next(_SEQ)
+        rec.file, rec.line, _ = _user_frame(2)
+        rec.backward_calls = self.backward_calls
+        fn = t.grad_fn
+        # A saved view whose base is written later gets AsStridedBackward0 as its grad_fn (torch's
+        # message then says "output 0 of AsStrided"); the clause is only shown for stale saves.
+        rec.pack_node = None if fn is None else ("AsStridedBackward0" if t._is_view() else fn.name())
+        rec.output_nr = t.output_nr
+        rec.reported = False
+        try:
+            rec.ref = _weakref(t)
+        except TypeError:
+            rec.ref = None
+        key = rec.key = _storage_key(t)
+        rec.tracer = self
+        if key is not None:
+            saves = self.live.get(key)
+            if saves is None:
+                saves = self.live[key] = {}
+            saves[seq] = LiveSave(rec.tensor, version, rec.file, rec.line, seq)
+        return rec
+
+    def _release(self, key: int, seq: int) -> None:
+        saves = self.live.get(key)
+        if saves is None:
+            return
+        saves.pop(seq, None)
+        if not saves:
+            del self.live[key]
+            self.writes.pop(key, None)
+
+    def _unpack(self, rec):
+        if not isinstance(rec, SavedTensor):
+            return rec
+        tensor = rec.tensor
+        now = tensor._version
+        if now != rec.version:
+            raise self._stale_save(rec, now)
+        if rec.key is not None:
+            log = self.writes.get(rec.key)
+            if log and log[-1].seq > rec.seq:
+                start, end = _extent(tensor)
+                for write in log:
+                    if write.seq > rec.seq and write.start < end and start < write.end:
+                        self._silent_write(rec, write)
+                        break
+        return tensor
+
+    # -- writes ---------------------------------------------------------------------------
+    def _backward_started(self, kwargs, args) -> None:
+        self.backward_calls += 1
+        file, line, _ = _user_frame(3)
+        retain = kwargs.get("retain_graph")
+        if retain is None and len(args) > 2 and isinstance(args[2], bool):
+            retain = args[2]
+        self.backward_sites.append((self.backward_calls, file, line, bool(retain)))
+
+    def _watched_call(self, func, args, kwargs, target):
+        live = self.live
+        hits = []
+        for t in _tensors(target):
+            key = _storage_key(t)
+            if key is not None and key in live:
+                hits.append((t, key, t._version))
+        if not hits:
+            return func(*args, **kwargs)
+        result = func(*args, **kwargs)
+        file, line, via = _user_frame(3)
+        op = _op_name(func)
+        for t, key, before in hits:
+            start, end = _extent(t)
+            write = InplaceWrite(next(_SEQ), file, line, op, _module_of(via), before, t._version,
+                                 start, end)
+            log = self.writes.get(key)
+            if log is None:
+                log = self.writes[key] = deque(maxlen=_WRITE_LOG_LIMIT)
+            log.append(write)
+            if self.warn_at_write:
+                self._warn_write(key, write)
+        return result
+
+    def _warn_write(self, key: int, write: InplaceWrite) -> None:
+        for save in list(self.live.get(key, {}).values()):
+            start, end = _extent(save.tensor)
+            if not (write.start < end and start < write.end):
+                continue
+            now = save.tensor._version
+            kind = "stale-save" if now != save.version else "silent-write"
+            pair = (kind, save.file, save.line, write.file, write.line)
+            if pair in self._warned:
+                continue
+            self._warned.add(pair)
+            self.emit(report.write_warning(kind, save, write, now, self.lang))
+
+    # -- findings -------------------------------------------------------------------------
+    def _culprit(self, rec: SavedTensor) -> InplaceWrite | None:
+        log = self.writes.get(rec.key) if rec.key is not None else None
+        if not log:
+            return None
+        after = [w for w in log if w.seq > rec.seq]
+        for write in after:
+            if write.version_before == rec.version and write.version_after != write.version_before:
+                return write
+        return after[0] if after else None
+
+    def _stale_save(self, rec: SavedTensor, now: int) -> RuntimeError:
+        node = _current_node_name()
+        write = self._culprit(rec)
+        finding = report.stale_save(
+            tensor=rec.tensor, node=node, save_file=rec.file, save_line=rec.line,
+            saved_version=rec.version, now=now, write=write,
+            torch_message=_torch_message(rec, now),
+            backward_calls_at_save=rec.backward_calls, backward_sites=list(self.backward_sites),
+            lang=self.lang,
+        )
+        if not rec.reported:
+            rec.reported = True
+            self.findings.append(finding)
+        # A plain RuntimeError, as autograd raises: user code catching it keeps working.
+        return RuntimeError(finding.error_text)
+
+    def _silent_write(self, rec: SavedTensor, write: InplaceWrite) -> None:
+        if rec.reported:
+            return
+        rec.reported = True
+        node = _current_node_name()
+        finding = report.silent_write(
+            tensor=rec.tensor, node=node, save_file=rec.file, save_line=rec.line,
+            version=rec.version, write=write, lang=self.lang,
+        )
+        self.findings.append(finding)
+        if self.strict:
+            raise RuntimeError(finding.error_text)
+        self.emit(finding.text)
+
+
+def _weakref(t):
+    import weakref
+
+    return weakref.ref(t)
+
+
+def _current_node_name() -> str | None:
+    try:
+        node = torch._C._current_autograd_node()
+    except Exception:
+        return None
+    return node.name() if node is not None else None
+
+
+def _torch_message(rec: SavedTensor, now: int) -> str:
+    """Autograd's own text for this error (saved_variable.cpp), so users and `explain` recognise it."""
+    t = rec.tensor
+    shape = "[" + ", ".join(str(s) for s in t.shape) + "]"
+    clause = ""
+    node_name = None
+    live = rec.ref() if rec.ref is not None else None
+    if live is not None:
+        fn = live.grad_fn  # regenerated (AsStridedBackward0) for a view whose base changed, as in torch
+        node_name = fn.name() if fn is not None else None
+    else:
+        node_name = rec.pack_node
+    if node_name:
+        op = node_name.replace("Backward0", "").replace("Backward", "")
+        clause = f", which is output {rec.output_nr} of {op},"
+    hint = ("Hint: the backtrace further above shows the operation that failed to compute its gradient. "
+            "The variable in question was changed in there or anywhere later. Good luck!"
+            if torch.is_anomaly_enabled() else
+            "Hint: enable anomaly detection to find the operation that failed to compute its gradient, "
+            "with torch.autograd.set_detect_anomaly(True, check_nan=False).")
+    return ("one of the variables needed for gradient computation has been modified by an inplace "
+            f"operation: [{t.type()} {shape}]{clause} is at version {now}; expected version "
+            f"{rec.version} instead. {hint}")
+
+
+def _print_stderr(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)

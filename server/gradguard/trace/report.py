@@ -1,0 +1,370 @@
+"""Turning what the tracer saw into findings: text (English / Simplified Chinese) and JSON.
+
+Only this module decides wording; ``core`` passes facts (lines, versions, ops).
+"""
+from __future__ import annotations
+
+import ast
+import linecache
+import os
+from dataclasses import dataclass, field
+
+# Backward nodes of ops that save their *output* (shared/autograd-facts.md section 3).
+_OUTPUT_SAVING = {
+    "ExpBackward0", "Expm1Backward0", "TanhBackward0", "SigmoidBackward0", "SqrtBackward0",
+    "RsqrtBackward0", "ReciprocalBackward0", "ReluBackward0", "SoftmaxBackward0",
+    "LogSoftmaxBackward0", "MkldnnRnnLayerBackward0",
+}
+
+
+@dataclass
+class TraceFinding:
+    kind: str  # "stale-save" | "silent-write"
+    severity: str  # "error" | "warning"
+    message: str  # one line
+    save: dict  # {"file", "line", "node"}
+    write: dict | None  # {"file", "line", "op"}
+    tensor: dict  # {"shape", "dtype"}
+    versions: dict  # {"saved", "now"}
+    why: str = ""
+    fix: str = ""
+    text: str = ""  # the block printed on stderr
+    error_text: str = ""  # the RuntimeError message (torch's text + gradguard lines)
+    extra: dict = field(default_factory=dict)
+
+    def to_json(self) -> dict:
+        return {
+            "kind": self.kind,
+            "severity": self.severity,
+            "message": self.message,
+            "save": self.save,
+            "write": self.write,
+            "tensor": self.tensor,
+            "versions": self.versions,
+            "why": self.why,
+            "fix": self.fix,
+        }
+
+
+def document(findings: list[TraceFinding], argv: list[str] | None = None, status: int | None = None) -> dict:
+    doc = {"version": 1, "findings": [f.to_json() for f in findings]}
+    if argv is not None:
+        doc["argv"] = list(argv)
+    if status is not None:
+        doc["exit_status"] = status
+    return doc
+
+
+# ---------------------------------------------------------------------------------------------
+# Small helpers
+
+
+def _short(path: str) -> str:
+    try:
+        rel = os.path.relpath(path)
+    except ValueError:
+        return path
+    return path if rel.startswith("..") else rel
+
+
+def _source(path: str, line: int) -> str:
+    return linecache.getline(path, line).strip() if line > 0 else ""
+
+
+def _shape(tensor) -> list[int]:
+    return [int(s) for s in tensor.shape]
+
+
+def _dtype(tensor) -> str:
+    return str(tensor.dtype).replace("torch.", "")
+
+
+def _nth(n: int, lang: str) -> str:
+    return f"#{n}" if lang == "en" else f"第 {n} 次"
+
+
+T = {
+    "en": {
+        "stale_title": "a tensor saved for backward was modified in place before backward used it",
+        "silent_title": "a tensor saved for backward was overwritten without a version bump: the gradient is silently wrong",
+        "tensor": "tensor", "saved": "saved", "written": "written", "now": "now", "why": "why", "fix": "fix",
+        "saved_for": "saved for {node}",
+        "unknown_node": "(backward node unknown)",
+        "version_at_save": "version {v}",
+        "write_by": "by {op}{via} (version {a} -> {b})",
+        "write_by_nobump": "by {op}{via} (its version counter stayed at {a})",
+        "via": " in {mod}",
+        "write_unseen": "not seen by the watcher ({n} in-place write(s) happened: inside compiled code, or through an alias gradguard cannot see)",
+        "now_line": "version {now}; backward expected version {saved}",
+        "msg_stale": "{shape} {dtype} tensor saved for {node} at {save} (version {saved}) was modified in place at {write} by {op}{via} (now version {now})",
+        "msg_stale_unseen": "{shape} {dtype} tensor saved for {node} at {save} (version {saved}) was modified in place (now version {now}); the write was not seen",
+        "msg_silent": "{shape} {dtype} tensor saved for {node} at {save} was overwritten at {write} by {op} without a version bump; backward used the new values",
+        "why_optim_retained": (
+            "the graph built at line {save} in an earlier iteration (before backward() call {k}) is still alive, and "
+            "backward() call {n}{bline} went through it again{through}. That graph still needs the weights as they were before "
+            "the optimizer step at line {write} changed them in place. The assignment `{carry_stmt}` is not an "
+            "in-place operation; the optimizer step is the write."),
+        "why_optim_retained_nocarry": (
+            "the graph built at line {save} in an earlier iteration (before backward() call {k}) is still alive, and "
+            "backward() call {n}{bline} went through it again. That graph still needs the weights as they were before the "
+            "optimizer step at line {write} changed them in place."),
+        "through": " (it is reached through `{var}`, assigned from `{src}` at line {line} without .detach())",
+        "fix_optim_retained": "detach the state carried across iterations (`{var} = {src}.detach()`), or call backward() for every graph that uses these weights before step()",
+        "fix_optim_retained_nocarry": "detach state carried across iterations, or call backward() for every graph that uses these weights before step()",
+        "why_optim": ("the optimizer step at line {write} changed the weights in place after the forward pass at line "
+                      "{save} and before this backward() needed them (e.g. a GAN whose generator step runs before "
+                      "the discriminator loss's backward on the same graph)"),
+        "fix_optim": "call every backward() that needs the old weights before step(), or redo the forward pass after step()",
+        "why_same_line": ("line {line} both saves a tensor for backward and then writes into the same storage: in a loop "
+                          "such as `x[i+1] = f(x[i])`, x[i] and x[i+1] are views of x and share its version counter, so "
+                          "each write invalidates the previous save"),
+        "fix_same_line": "collect the results in a list and torch.stack() them, or clone() the slice before using it (`torch.sin(x[i].clone())`)",
+        "why_output": "{node} saves its output for backward; the in-place {op} at line {write} overwrote that output",
+        "fix_output": "use the out-of-place form (`inplace=False`, `y = y * 2` instead of `y *= 2`)",
+        "why_view": ("the saved tensor is a view: a write to its base, to another view of the same base, or through "
+                     "`.detach()` bumps the shared version counter"),
+        "why_plain": "the tensor was modified in place after line {save} saved it and before backward used it",
+        "fix_plain": "use the out-of-place form (`y = y + 1`), or clone() before the in-place write",
+        "why_unseen": "versions say {n} in-place write(s) happened after the save, but the watcher did not see them",
+        "why_fused": ("a fused optimizer step (fused=True) writes the parameters without bumping their version "
+                      "counter, so autograd cannot notice that backward now reads the updated weights"),
+        "fix_fused": "call backward() for every graph before step(), or use foreach=False / foreach=True so that the error is raised",
+        "why_data": ("`.data` shares the storage but not the version counter, so autograd cannot notice that "
+                     "backward now reads the overwritten values"),
+        "fix_data": "do the write under `with torch.no_grad():` on the tensor itself (not `.data`), or after backward",
+        "why_silent": ("the storage was written through an alias that does not share the version counter "
+                       "(`.data`, a fused optimizer, ...): autograd will not raise"),
+        "warn_stale": ("gradguard trace: warning [stale-save]: {op} at {write} modified a {shape} {dtype} tensor that a live "
+                       "graph saved at {save} (version {saved} -> {now}); backward through that graph will fail"),
+        "warn_silent": ("gradguard trace: warning [silent-write]: {op} at {write} wrote a {shape} {dtype} tensor that a live "
+                        "graph saved at {save}, without a version bump; backward through that graph would use the new values silently"),
+        "error_prefix": "gradguard trace: error [stale-save]",
+        "warning_prefix": "gradguard trace: warning [silent-write]",
+        "summary": "gradguard trace: {n} finding(s), written to {path}",
+    },
+    "zh": {
+        "stale_title": "为反向传播保存的张量在反向传播使用之前被原地操作（in-place 操作）修改",
+        "silent_title": "为反向传播保存的张量被改写，但版本计数器（`_version`）没有增加：梯度会悄悄算错",
+        "tensor": "张量", "saved": "保存", "written": "写入", "now": "现在", "why": "原因", "fix": "修复",
+        "saved_for": "为 {node} 保存",
+        "unknown_node": "（反向节点未知）",
+        "version_at_save": "版本 {v}",
+        "write_by": "由 {op}{via} 写入（版本 {a} -> {b}）",
+        "write_by_nobump": "由 {op}{via} 写入（版本计数器仍为 {a}）",
+        "via": "（在 {mod} 中）",
+        "write_unseen": "监视器没有看到这次写入（发生了 {n} 次原地操作：在编译代码中，或通过 gradguard 看不到的别名）",
+        "now_line": "版本 {now}；反向传播期望版本 {saved}",
+        "msg_stale": "在 {save} 为 {node} 保存的 {shape} {dtype} 张量（版本 {saved}）在 {write} 被 {op}{via} 原地修改（现在版本 {now}）",
+        "msg_stale_unseen": "在 {save} 为 {node} 保存的 {shape} {dtype} 张量（版本 {saved}）被原地修改（现在版本 {now}）；未看到写入位置",
+        "msg_silent": "在 {save} 为 {node} 保存的 {shape} {dtype} 张量在 {write} 被 {op} 改写，版本没有增加；反向传播使用了新值",
+        "why_optim_retained": (
+            "第 {save} 行在之前的迭代中（{k}反向传播 backward() 之前）构建的计算图仍然存活，{n}反向传播{bline}又经过了它{through}。"
+            "这个计算图仍然需要第 {write} 行优化器更新（`optimizer.step()`）原地修改之前的权重。"
+            "赋值 `{carry_stmt}` 不是原地操作；优化器更新才是写入。"),
+        "why_optim_retained_nocarry": (
+            "第 {save} 行在之前的迭代中（{k}反向传播 backward() 之前）构建的计算图仍然存活，{n}反向传播{bline}又经过了它。"
+            "这个计算图仍然需要第 {write} 行优化器更新（`optimizer.step()`）原地修改之前的权重。"),
+        "through": "（通过 `{var}` 到达：它在第 {line} 行由 `{src}` 赋值，没有分离（`detach()`））",
+        "fix_optim_retained": "分离跨迭代传递的状态（`{var} = {src}.detach()`），或在 step() 之前对所有使用这些权重的计算图调用 backward()",
+        "fix_optim_retained_nocarry": "分离跨迭代传递的状态（`detach()`），或在 step() 之前对所有使用这些权重的计算图调用 backward()",
+        "why_optim": ("第 {write} 行的优化器更新（`optimizer.step()`）在第 {save} 行的前向计算之后、本次反向传播需要权重之前原地修改了权重"
+                      "（例如 GAN 中生成器的 step() 在判别器损失对同一计算图反向传播之前执行）"),
+        "fix_optim": "在 step() 之前完成所有需要旧权重的 backward()，或在 step() 之后重新做前向计算",
+        "why_same_line": ("第 {line} 行先为反向传播保存张量，又写入同一块存储（底层内存）：在 `x[i+1] = f(x[i])` 这样的循环中，"
+                          "x[i] 和 x[i+1] 都是 x 的视图，共享版本计数器，每次写入都会使上一次保存失效"),
+        "fix_same_line": "把结果放进列表再用 torch.stack() 合并，或在使用前复制切片（`torch.sin(x[i].clone())`）",
+        "why_output": "{node} 为反向传播保存了自己的输出；第 {write} 行的原地操作 {op} 覆盖了这个输出",
+        "fix_output": "改用非原地写法（`inplace=False`，用 `y = y * 2` 代替 `y *= 2`）",
+        "why_view": "保存的张量是一个视图：写入它的基张量、同一基张量的其他视图，或通过分离（`detach()`）写入，都会增加共享的版本计数器",
+        "why_plain": "第 {save} 行保存张量之后、反向传播使用之前，它被原地修改",
+        "fix_plain": "改用非原地写法（`y = y + 1`），或在原地写入前复制（`clone()`）",
+        "why_unseen": "版本显示保存之后发生了 {n} 次原地操作，但监视器没有看到它们",
+        "why_fused": "融合优化器（fused=True）更新参数时不增加版本计数器，autograd 无法发现反向传播读到的是更新后的权重",
+        "fix_fused": "在 step() 之前完成所有 backward()，或使用 foreach=False / foreach=True 让错误暴露出来",
+        "why_data": "`.data` 属性与原张量共享存储，但不共享版本计数器，autograd 无法发现反向传播读到的是被改写的值",
+        "fix_data": "在 `with torch.no_grad():` 中直接修改张量本身（不要用 `.data`），或在反向传播之后再修改",
+        "why_silent": "存储通过不共享版本计数器的别名（`.data`、融合优化器等）被改写：autograd 不会报错",
+        "warn_stale": ("gradguard trace: 警告 [stale-save]：{write} 的 {op} 原地修改了一个 {shape} {dtype} 张量，"
+                       "它在 {save} 被仍然存活的计算图保存（版本 {saved} -> {now}）；对该计算图反向传播将会失败"),
+        "warn_silent": ("gradguard trace: 警告 [silent-write]：{write} 的 {op} 改写了一个 {shape} {dtype} 张量，"
+                        "它在 {save} 被仍然存活的计算图保存，版本没有增加；对该计算图反向传播会悄悄使用新值"),
+        "error_prefix": "gradguard trace: 错误 [stale-save]",
+        "warning_prefix": "gradguard trace: 警告 [silent-write]",
+        "summary": "gradguard trace: {n} 个发现，已写入 {path}",
+    },
+}
+
+
+def _t(lang: str) -> dict:
+    return T.get(lang, T["en"])
+
+
+def _loc(path: str, line: int) -> str:
+    return f"{_short(path)}:{line}"
+
+
+def _carried_state(path: str, save_line: int) -> tuple[str, str, int, str] | None:
+    """(var, src, line, stmt): a loop assigns `var = src` where `src` is a result of the save
+    line and `var` feeds back into it — state carried across iterations without detach()."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            tree = ast.parse(fh.read())
+    except (OSError, SyntaxError, ValueError):
+        return None
+    loops = [n for n in ast.walk(tree) if isinstance(n, (ast.For, ast.While))
+             and n.lineno <= save_line <= (n.end_lineno or n.lineno)]
+    if not loops:
+        return None
+    loop = min(loops, key=lambda n: (n.end_lineno or n.lineno) - n.lineno)
+    stmt = None
+    for node in ast.walk(loop):
+        if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Expr)) and \
+                node.lineno <= save_line <= (node.end_lineno or node.lineno):
+            stmt = node
+            break
+    if stmt is None:
+        return None
+    produced: set[str] = set()
+    targets = stmt.targets if isinstance(stmt, ast.Assign) else [getattr(stmt, "target", None)]
+    for target in targets:
+        if target is not None:
+            produced |= {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
+    value = getattr(stmt, "value", None)
+    used = {n.id for n in ast.walk(value) if isinstance(n, ast.Name)} if value is not None else set()
+    for node in ast.walk(loop):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
+                and isinstance(node.value, ast.Name) and node.value.id in produced and node.targets[0].id in used:
+            var, src = node.targets[0].id, node.value.id
+            return var, src, node.lineno, f"{var} = {src}"
+    return None
+
+
+# ---------------------------------------------------------------------------------------------
+# Findings
+
+
+def stale_save(*, tensor, node, save_file, save_line, saved_version, now, write, torch_message,
+               backward_calls_at_save, backward_sites, lang) -> TraceFinding:
+    tr = _t(lang)
+    node_text = node or tr["unknown_node"]
+    shape, dtype = _shape(tensor), _dtype(tensor)
+    fmt = dict(shape=shape, dtype=dtype, node=node_text, save=_loc(save_file, save_line),
+               saved=saved_version, now=now)
+    why, fix = _why_stale(tr, lang, tensor, node, save_file, save_line, write, saved_version, now,
+                          backward_calls_at_save, backward_sites)
+    if write is not None:
+        via = tr["via"].format(mod=write.via) if write.via else ""
+        message = tr["msg_stale"].format(write=_loc(write.file, write.line), op=write.op, via=via, **fmt)
+        write_line = (f"{_loc(write.file, write.line)}  {_source(write.file, write.line)}\n"
+                      f"           " + tr["write_by"].format(op=write.op, via=via, a=write.version_before,
+                                                             b=write.version_after))
+        write_json = {"file": os.path.abspath(write.file), "line": write.line, "op": write.op}
+    else:
+        message = tr["msg_stale_unseen"].format(**fmt)
+        write_line = tr["write_unseen"].format(n=now - saved_version)
+        write_json = None
+    text = _block(tr, tr["error_prefix"] + ": " + tr["stale_title"], shape, dtype, node_text, save_file,
+                  save_line, saved_version, write_line, tr["now_line"].format(now=now, saved=saved_version),
+                  why, fix)
+    lines = [torch_message, "gradguard: " + message]
+    if why:
+        lines.append("gradguard: " + tr["why"] + ": " + why)
+    if fix:
+        lines.append("gradguard: " + tr["fix"] + ": " + fix)
+    return TraceFinding(
+        kind="stale-save", severity="error", message=message,
+        save={"file": os.path.abspath(save_file), "line": save_line, "node": node},
+        write=write_json, tensor={"shape": shape, "dtype": dtype},
+        versions={"saved": saved_version, "now": now}, why=why, fix=fix, text=text,
+        error_text="\n".join(lines),
+    )
+
+
+def _why_stale(tr, lang, tensor, node, save_file, save_line, write, saved, now, k_at_save, sites):
+    if write is None:
+        return tr["why_unseen"].format(n=now - saved), tr["fix_plain"]
+    if write.via.startswith("torch.optim"):
+        current = sites[-1] if sites else None
+        if current is not None and current[0] > k_at_save + 1:
+            n, bfile, bline, _ = current
+            bline_text = f" ({_loc(bfile, bline)})" if lang == "en" else f"（{_loc(bfile, bline)}）"
+            common = dict(save=save_line, k=_nth(k_at_save + 1, lang), n=_nth(n, lang), bline=bline_text,
+                          write=write.line)
+            carry = _carried_state(save_file, save_line) if save_file == write.file else None
+            if carry:
+                var, src, line, stmt = carry
+                through = tr["through"].format(var=var, src=src, line=line)
+                return (tr["why_optim_retained"].format(through=through, carry_stmt=stmt, **common),
+                        tr["fix_optim_retained"].format(var=var, src=src))
+            return tr["why_optim_retained_nocarry"].format(**common), tr["fix_optim_retained_nocarry"]
+        return tr["why_optim"].format(write=write.line, save=save_line), tr["fix_optim"]
+    if write.file == save_file and write.line == save_line:
+        return tr["why_same_line"].format(line=save_line), tr["fix_same_line"]
+    if node in _OUTPUT_SAVING:
+        return tr["why_output"].format(node=node, op=write.op, write=write.line), tr["fix_output"]
+    try:
+        is_view = tensor.storage_offset() != 0 or \
+            tensor.numel() * tensor.element_size() < tensor.untyped_storage().nbytes()
+    except Exception:
+        is_view = False
+    why = tr["why_plain"].format(save=save_line)
+    if is_view:
+        why += ("; " if lang == "en" else "；") + tr["why_view"]
+    return why, tr["fix_plain"]
+
+
+def silent_write(*, tensor, node, save_file, save_line, version, write, lang) -> TraceFinding:
+    tr = _t(lang)
+    node_text = node or tr["unknown_node"]
+    shape, dtype = _shape(tensor), _dtype(tensor)
+    message = tr["msg_silent"].format(shape=shape, dtype=dtype, node=node_text, save=_loc(save_file, save_line),
+                                      write=_loc(write.file, write.line), op=write.op)
+    source = _source(write.file, write.line)
+    if "fused" in write.op:
+        why, fix = tr["why_fused"], tr["fix_fused"]
+    elif ".data" in source:
+        why, fix = tr["why_data"], tr["fix_data"]
+    else:
+        why, fix = tr["why_silent"], tr["fix_data"]
+    via = tr["via"].format(mod=write.via) if write.via else ""
+    write_line = (f"{_loc(write.file, write.line)}  {source}\n           "
+                  + tr["write_by_nobump"].format(op=write.op, via=via, a=version))
+    text = _block(tr, tr["warning_prefix"] + ": " + tr["silent_title"], shape, dtype, node_text, save_file,
+                  save_line, version, write_line, tr["now_line"].format(now=version, saved=version), why, fix)
+    return TraceFinding(
+        kind="silent-write", severity="warning", message=message,
+        save={"file": os.path.abspath(save_file), "line": save_line, "node": node},
+        write={"file": os.path.abspath(write.file), "line": write.line, "op": write.op},
+        tensor={"shape": shape, "dtype": dtype}, versions={"saved": version, "now": version},
+        why=why, fix=fix, text=text, error_text=text,
+    )
+
+
+def _block(tr, title, shape, dtype, node_text, save_file, save_line, saved, write_line, now_line, why, fix) -> str:
+    def row(label: str, value: str) -> str:
+        return f"  {label:<8} {value}"
+
+    rows = [
+        title,
+        row(tr["tensor"], f"{shape} {dtype}, " + tr["saved_for"].format(node=node_text)),
+        row(tr["saved"], f"{_loc(save_file, save_line)}  {_source(save_file, save_line)}   ("
+            + tr["version_at_save"].format(v=saved) + ")"),
+        row(tr["written"], write_line),
+        row(tr["now"], now_line),
+    ]
+    if why:
+        rows.append(row(tr["why"], why))
+    if fix:
+        rows.append(row(tr["fix"], fix))
+    return "\n".join(rows)
+
+
+def write_warning(kind: str, save, write, now: int, lang: str) -> str:
+    tr = _t(lang)
+    fmt = dict(op=write.op, write=_loc(write.file, write.line), shape=_shape(save.tensor),
+               dtype=_dtype(save.tensor), save=_loc(save.file, save.line), saved=save.version, now=now)
+    return tr["warn_stale" if kind == "stale-save" else "warn_silent"].format(**fmt)
+
+
+def summary(n: int, path: str, lang: str) -> str:
+    return _t(lang)["summary"].format(n=n, path=path)
