@@ -378,6 +378,7 @@ class Scope:
         if name in self.params and name not in self.env:
             t = self.new_tensor(requires_grad=None, is_leaf=None, origin=node, created_by="a parameter of the function",
                                 name=name)
+            t.counter.known_start = False
             self.env[name] = t
             return t
         return None
@@ -550,7 +551,7 @@ class Scope:
             self.pending_carries.pop(target.value, None)
             self.params.discard(target.value)
             self.record_name(target, value)
-            if isinstance(value, Tensor) and not value.name:
+            if isinstance(value, (Tensor, Module)) and not value.name:
                 value.name = target.value
             if self.loops:
                 self.assigned_in_loop[target.value] = (stmt, value_node, self.loops[-1][0] if len(self.loops) == 1 else self.loops[0][0])
@@ -651,7 +652,8 @@ class Scope:
         s = Save(self.new_seq(), t.counter, t.storage, t.counter.version, op, node, self.stmt, self.path,
                  t.name, what, via_index=t.view_kind == "index",
                  loop=self.loops[-1][0] if self.loops else None,
-                 iteration=self.loops[-1][1] if self.loops else 0, top=self.top)
+                 iteration=self.loops[-1][1] if self.loops else 0, top=self.top,
+                 expr=t.origin if not t.name else None)
         return s
 
     def backward(self, t: Tensor, node, retain: bool) -> None:
@@ -796,8 +798,8 @@ class Scope:
             if q == "torch.nn.Parameter":
                 rg = _kwarg(expr, "requires_grad")
                 if not (rg is not None and isinstance(rg.value, cst.Name) and rg.value.value == "False"):
-                    value = Tensor(Counter(), Storage(), True, True, origin=expr, created_by="nn.Parameter",
-                                   name=f"self.{attr}", is_parameter=True)
+                    value = Tensor(Counter(known_start=False), Storage(), True, True, origin=expr,
+                                   created_by="nn.Parameter", name=f"self.{attr}", is_parameter=True)
             else:
                 saved_stmt = self.stmt
                 value = self.eval_module_ctor(expr, q) if q else None
@@ -981,7 +983,7 @@ class Scope:
             rg = _kwarg(node, "requires_grad")
             if rg is not None and not (isinstance(rg.value, cst.Name) and rg.value.value == "True"):
                 return None
-            return Tensor(Counter(), Storage(), True, True, origin=node, created_by="nn.Parameter",
+            return Tensor(Counter(known_start=False), Storage(), True, True, origin=node, created_by="nn.Parameter",
                           is_parameter=True)
         if q in ("torch.autograd.backward",):
             positional, keywords = self.args_of(node)
@@ -1042,7 +1044,8 @@ class Scope:
         return None
 
     def _new_module(self, kind, row, has_params, node) -> Module:
-        m = Module(kind, row, has_params, Counter(label=f"parameters of {kind}"), Storage(), ctor=node, top=self.top)
+        m = Module(kind, row, has_params, Counter(label=f"parameters of {kind}", known_start=False), Storage(), ctor=node,
+                   top=self.top)
         m.params_counter.owner = m
         return m
 
@@ -1239,13 +1242,20 @@ class Scope:
             rg = False
         history = frozenset().union(*(t.history for t in tensors)) if tensors and not grad_off else frozenset()
         saves = set()
+        if m.row is not None and m.row.view == "alias" and tensors:
+            return tensors[0]
         if not grad_off:
-            if m.has_params and (any_rg or m.saves_input == "params"):
+            # Weights are saved for the input's gradient (Linear: when the input requires grad; conv and norms:
+            # always); a model class of several layers saves the later layers' weights whatever its input.
+            if m.has_params and (any_rg or m.saves_input in ("params", "all")):
                 p = Tensor(m.params_counter, m.params_storage, True, True, name=f"the parameters of `{m.name or m.kind}`",
                            module_params=m)
                 saves.add(self.save(p, _short(m.kind), node, "parameters"))
-            if m.saves_input in ("self", "all") and tensors and (m.has_params or any_rg):
-                for t in tensors[:1] if m.saves_input == "self" else tensors:
+            if tensors and m.saves_input in ("self", "all", "operands") and (m.has_params or any_rg):
+                for i, t in enumerate(tensors[:1] if m.saves_input == "self" else tensors):
+                    others_rg = m.has_params or any(o.requires_grad is True for j, o in enumerate(tensors) if j != i)
+                    if m.saves_input == "operands" and not others_rg:
+                        continue
                     saves.add(self.save(t, _short(m.kind), node, "input"))
         kind = m.kind
         if kind in ("torch.nn.RNN", "torch.nn.LSTM", "torch.nn.GRU"):

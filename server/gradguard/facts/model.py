@@ -48,6 +48,7 @@ class Counter:
     version: int = 0
     writes: list[Write] = field(default_factory=list)
     label: str = ""  # "parameters of rnn" for module parameter groups
+    known_start: bool = True  # created in this code at version 0 (not a parameter or an argument)
     owner: object = None  # the Module whose parameters this counter stands for
 
     def write(self, w: Write) -> None:
@@ -85,6 +86,7 @@ class Save:
     loop: cst.CSTNode | None = None  # innermost loop at save time
     iteration: int = 0
     freed_by: cst.CSTNode | None = None  # the backward() that freed this save's graph
+    expr: cst.CSTNode | None = None  # the expression that produced the saved tensor (for messages)
     top: cst.CSTNode | None = None
 
 

@@ -100,8 +100,33 @@ STALE_ERROR = ("one of the variables needed for gradient computation has been mo
 STALE_MATCH = "one of the variables needed for gradient computation has been modified by an inplace operation"
 
 
-def saved_name(save) -> str:
-    return f"`{save.tensor_name}`" if save.tensor_name else "a tensor"
+def saved_name(save, ctx: RuleContext | None = None) -> str:
+    if save.tensor_name:
+        return f"`{save.tensor_name}`"
+    if ctx is not None and save.expr is not None:
+        return f"`{_short(ctx.code(save.expr))}`"
+    return "a tensor" if ctx is None or ctx.lang != "zh" else "一个张量"
+
+
+def _short(code: str, limit: int = 60) -> str:
+    code = " ".join(code.split())
+    return code if len(code) <= limit else code[: limit - 1] + "…"
+
+
+def write_desc(ctx: RuleContext, write) -> str:
+    """The write as the user wrote it: `x[i+1] = …`, `w += 1`, `y.add_(1)`, `opt.step()`."""
+    if write.kind == "setitem":
+        return f"{_short(ctx.code(write.node))} = …"
+    if write.kind in ("augassign", "method"):
+        return _short(ctx.code(write.node))
+    return write.op
+
+
+def version(save, n: int) -> str:
+    """A version number as torch would print it when the counter started in this code; else relative to v."""
+    if save.counter.known_start:
+        return str(n)
+    return "v" if n == save.version else f"v+{n - save.version}"
 
 
 def stale_timeline(ctx: RuleContext, problem) -> str:
@@ -117,12 +142,18 @@ def stale_timeline(ctx: RuleContext, problem) -> str:
     iteration = ""
     if save.loop is not None and write.seq > save.seq and write.version_after > save.version + 1:
         iteration = ctx.t(" (in a later loop iteration)", "（在之后的循环迭代中）")
-    name = saved_name(save)
+    name = saved_name(save, ctx)
+    if save.what == "parameters":
+        name = ""
+    saved_v, now_v = version(save, save.version), version(save, write.version_after)
+    use = use_phrase(ctx, problem)
+    if problem.carry is not None:
+        use += ctx.t(" in the next iteration", "（在下一轮迭代中）")
+    desc = write_desc(ctx, write)
     return ctx.t(
-        f"1. Line {s_line}: `{save.op}` saves {what}, {name}, for backward at version {save.version}.\n"
-        f"2. Line {w_line}: `{write.op}` writes it in place{via}{iteration}: version {write.version_after}.\n"
-        f"3. {use_phrase(ctx, problem)[0].upper() + use_phrase(ctx, problem)[1:]} unpacks the saved tensor, finds version "
-        f"{write.version_after} instead of {save.version}, and raises.",
-        f"1. 第 {s_line} 行：`{save.op}` 为反向传播保存了{what} {name}，版本为 {save.version}。\n"
-        f"2. 第 {w_line} 行：`{write.op}` 原地修改了它{via}{iteration}：版本变为 {write.version_after}。\n"
-        f"3. {use_phrase(ctx, problem)}取出保存的张量时发现版本是 {write.version_after} 而不是 {save.version}，于是报错。")
+        f"1. Line {s_line}: `{save.op}` saves {what}{', ' + name + ',' if name else ''} for backward at version {saved_v}.\n"
+        f"2. Line {w_line}: `{desc}` writes it in place{via}{iteration}: version {now_v}.\n"
+        f"3. {use[0].upper() + use[1:]} unpacks the saved tensor, finds version {now_v} instead of {saved_v}, and raises.",
+        f"1. 第 {s_line} 行：`{save.op}` 为反向传播保存了{what}{' ' + name if name else ''}，版本为 {saved_v}。\n"
+        f"2. 第 {w_line} 行：`{desc}` 原地修改了它{via}{iteration}：版本变为 {now_v}。\n"
+        f"3. {use}取出保存的张量时发现版本是 {now_v} 而不是 {saved_v}，于是报错。")

@@ -55,9 +55,9 @@ def check(ctx):
         fix = make_fix("safe", ctx.t("Use `inplace=False`", "改为 `inplace=False`"), set_inplace_false(ctx, call, hint))
         s_line = ctx.line(save.node, save.top or hint)
         message = ctx.t(
-            f"`{write.op}` overwrites {saved_name(save)}, which `{save.op}` saved for backward on line {s_line}; "
+            f"`{write.op}` overwrites {saved_name(save, ctx)}, which `{save.op}` saved for backward on line {s_line}; "
             f"{use_phrase(ctx, problem)} will fail. Use inplace=False here.",
-            f"`{write.op}` 覆盖了 {saved_name(save)}，它在第 {s_line} 行被 `{save.op}` 保存用于反向传播；"
+            f"`{write.op}` 覆盖了 {saved_name(save, ctx)}，它在第 {s_line} 行被 `{save.op}` 保存用于反向传播；"
             f"{use_phrase(ctx, problem)}会失败。请在这里使用 inplace=False。")
         related = [ctx.related(save.node, save.top or hint, ctx.t(f"saved by `{save.op}` here", f"在这里被 `{save.op}` 保存"))]
         if write.module_ctor is not None:

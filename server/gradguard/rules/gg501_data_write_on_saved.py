@@ -51,15 +51,15 @@ def check(ctx):
             continue
         s_line = ctx.line(save.node, save.top or hint)
         message = ctx.t(
-            f"`{write.op}` through `.data` changes {saved_name(save)}, which `{save.op}` saved for backward on line {s_line}; "
+            f"`{write.op}` through `.data` changes {saved_name(save, ctx)}, which `{save.op}` saved for backward on line {s_line}; "
             f"{use_phrase(ctx, problem)} will silently use the new values (wrong gradient, no error).",
-            f"通过 `.data` 的 `{write.op}` 修改了 {saved_name(save)}，它在第 {s_line} 行被 `{save.op}` 保存用于反向传播；"
+            f"通过 `.data` 的 `{write.op}` 修改了 {saved_name(save, ctx)}，它在第 {s_line} 行被 `{save.op}` 保存用于反向传播；"
             f"{use_phrase(ctx, problem)}会悄悄使用新值（梯度错误，但不报错）。")
         explanation = ctx.t(
-            f"1. Line {s_line}: `{save.op}` saves {saved_name(save)} (version {save.version}).\n"
+            f"1. Line {s_line}: `{save.op}` saves {saved_name(save, ctx)} (version {save.version}).\n"
             f"2. Line {ctx.line(write.node, write.top or hint)}: the write goes through `.data`, which shares the storage but has its own version counter, so the saved version still reads {save.version}.\n"
             f"3. {use_phrase(ctx, problem)} unpacks the saved tensor without noticing and computes a wrong gradient.",
-            f"1. 第 {s_line} 行：`{save.op}` 保存了 {saved_name(save)}（版本 {save.version}）。\n"
+            f"1. 第 {s_line} 行：`{save.op}` 保存了 {saved_name(save, ctx)}（版本 {save.version}）。\n"
             f"2. 第 {ctx.line(write.node, write.top or hint)} 行：写入经过 `.data`，它共享存储但有自己的版本计数器，所以保存的版本仍是 {save.version}。\n"
             f"3. {use_phrase(ctx, problem)}取出保存的张量时察觉不到变化，算出错误的梯度。")
         f = ctx.finding(RULE, write.node, write.top or hint, message,

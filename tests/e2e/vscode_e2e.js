@@ -1,0 +1,397 @@
+#!/usr/bin/env node
+// End-to-end test of the gradguard VS Code extension and language server inside a real VS Code
+// (code-server 4.100.3), driven by Debian's headless Chromium through playwright-core.
+// Recipe and pitfalls: ../shared/real-client/README.md. Run through `make e2e` (tests/e2e/run.sh).
+//
+// Environment:
+//   CODE_SERVER  code-server launcher (required)
+//   VSIX         the extension package to install (required)
+//   PYTHON       interpreter with gradguard installed, written into gradguard.interpreter (required)
+//   WORK         scratch folder, wiped first (default: tests/e2e/artifacts/vscode-work)
+//   SHOTS        screenshot folder (default: tests/e2e/artifacts)
+//   README_SHOT  where to copy the hover screenshot for the README (optional)
+//   PORT         port on 127.0.0.1 (default 18180)
+//   CHROMIUM     browser binary (default /usr/bin/chromium)
+// Prints one `RESULT {json}` line; the exit code is 0 only when every assertion held.
+'use strict';
+const { chromium } = require('playwright-core');
+const { spawn, execFileSync } = require('child_process');
+const fs = require('fs');
+const path = require('path');
+const http = require('http');
+
+const HERE = __dirname;
+const CODE_SERVER = process.env.CODE_SERVER;
+const VSIX = process.env.VSIX;
+const PYTHON = process.env.PYTHON;
+const WORK = path.resolve(process.env.WORK || path.join(HERE, 'artifacts', 'vscode-work'));
+const SHOTS = path.resolve(process.env.SHOTS || path.join(HERE, 'artifacts'));
+const README_SHOT = process.env.README_SHOT ? path.resolve(process.env.README_SHOT) : '';
+const PORT = Number(process.env.PORT || 18180);
+const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
+
+// On a busy 2-core machine the extension host starts 10-20 s after the page; be generous.
+const LONG = 90000;
+const MEDIUM = 30000;
+
+const T0 = Date.now();
+const log = (m) => console.log(`[vscode-e2e ${String(Date.now() - T0).padStart(6)}ms] ${m}`);
+const timings = {};
+const mark = (k) => { timings[k] = Date.now() - T0; log(`MARK ${k}`); };
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+function httpOk(url) {
+  return new Promise((resolve) => {
+    const req = http.get(url, (res) => { res.resume(); resolve(res.statusCode < 500); });
+    req.on('error', () => resolve(false));
+    req.setTimeout(2000, () => { req.destroy(); resolve(false); });
+  });
+}
+
+async function waitFor(fn, timeoutMs, what, stepMs = 100) {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`timeout (${timeoutMs} ms) waiting for ${what}`);
+    await sleep(stepMs);
+  }
+}
+
+/** Retries a UI step that is known to be flaky on a loaded machine (hover, menus), then gives up. */
+async function retry(what, attempts, fn) {
+  for (let i = 1; ; i++) {
+    try {
+      return await fn(i);
+    } catch (err) {
+      if (i >= attempts) throw err;
+      log(`retrying ${what} (attempt ${i} failed: ${String(err.message || err).split('\n')[0]})`);
+    }
+  }
+}
+
+function check(condition, message) {
+  if (!condition) throw new Error(`assertion failed: ${message}`);
+}
+
+function readTrace(file) {
+  if (!fs.existsSync(file)) return [];
+  return fs.readFileSync(file, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l));
+}
+
+async function main() {
+  if (!CODE_SERVER || !VSIX || !PYTHON) throw new Error('set CODE_SERVER, VSIX and PYTHON');
+  fs.rmSync(WORK, { recursive: true, force: true });
+  const ud = path.join(WORK, 'user-data');
+  const exts = path.join(WORK, 'extensions');
+  const ws = path.join(WORK, 'workspace');
+  const profile = path.join(WORK, 'chromium-profile');
+  const home = path.join(WORK, 'home');
+  const traceFile = path.join(WORK, 'client-trace.jsonl');
+  for (const d of [ud, path.join(ud, 'User'), exts, ws, profile, home, SHOTS]) fs.mkdirSync(d, { recursive: true });
+  for (const f of fs.readdirSync(path.join(HERE, 'fixtures'))) {
+    fs.copyFileSync(path.join(HERE, 'fixtures', f), path.join(ws, f));
+  }
+  // Nothing may land in the real $HOME: code-server writes ~/.config/code-server/config.yaml and a
+  // device id, Chromium writes ~/.config/chromium. The trace variable reaches the extension host.
+  const env = Object.assign({}, process.env, {
+    HOME: home,
+    XDG_CONFIG_HOME: path.join(home, '.config'),
+    XDG_CACHE_HOME: path.join(home, '.cache'),
+    XDG_DATA_HOME: path.join(home, '.local/share'),
+    XDG_STATE_HOME: path.join(home, '.local/state'),
+    GRADGUARD_CLIENT_TRACE_FILE: traceFile,
+  });
+  fs.writeFileSync(path.join(ud, 'User', 'settings.json'), JSON.stringify({
+    'gradguard.interpreter': PYTHON,
+    'gradguard.trace.server': 'messages',
+    'editor.codeActionsOnSave': { 'source.fixAll.gradguard': 'explicit' },
+    'security.workspace.trust.enabled': false,
+    'telemetry.telemetryLevel': 'off',
+    'update.mode': 'none',
+    'extensions.autoCheckUpdates': false,
+    'extensions.autoUpdate': false,
+    'extensions.ignoreRecommendations': true,
+    'workbench.startupEditor': 'none',
+    'workbench.tips.enabled': false,
+    'workbench.enableExperiments': false,
+    'workbench.welcomePage.walkthroughs.openOnInstall': false,
+    'chat.commandCenter.enabled': false,
+    'editor.hover.delay': 150,
+    'editor.minimap.enabled': false,
+    'editor.fontSize': 15,
+    'files.autoSave': 'off',
+    'files.insertFinalNewline': false,
+    'files.trimTrailingWhitespace': false,
+  }, null, 2));
+
+  const common = ['--config', path.join(WORK, 'code-server.yaml'), '--user-data-dir', ud, '--extensions-dir', exts];
+  const tInstall = Date.now();
+  const out = execFileSync(CODE_SERVER, [...common, '--install-extension', VSIX], { encoding: 'utf8', env });
+  log(`install-extension (${Date.now() - tInstall} ms): ${out.trim().split('\n').pop()}`);
+  check(/successfully installed/i.test(out), 'the .vsix installed');
+
+  const cs = spawn(CODE_SERVER, [...common, '--bind-addr', `127.0.0.1:${PORT}`, '--auth', 'none',
+    '--disable-telemetry', '--disable-update-check', '--disable-workspace-trust',
+    '--disable-getting-started-override', ws], { stdio: ['ignore', 'pipe', 'pipe'], detached: true, env });
+  const csLog = fs.createWriteStream(path.join(WORK, 'code-server.log'));
+  cs.stdout.pipe(csLog);
+  cs.stderr.pipe(csLog);
+  log(`code-server pid=${cs.pid}`);
+
+  let browser;
+  let page;
+  const shot = async (name) => {
+    const p = path.join(SHOTS, `${name}.png`);
+    await page.screenshot({ path: p });
+    log(`screenshot ${path.relative(process.cwd(), p)}`);
+    return p;
+  };
+  try {
+    await waitFor(() => httpOk(`http://127.0.0.1:${PORT}/healthz`), LONG, 'code-server /healthz', 250);
+    mark('codeServerUp');
+    browser = await chromium.launchPersistentContext(profile, {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+        '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
+      viewport: { width: 1280, height: 800 },
+      env,
+    });
+    page = browser.pages()[0] || (await browser.newPage());
+    page.setDefaultTimeout(MEDIUM);
+    await page.goto(`http://127.0.0.1:${PORT}/?folder=${encodeURIComponent(ws)}`);
+    await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: LONG });
+    await explorerRow(page, 'leaf_inplace.py').waitFor({ state: 'visible', timeout: LONG });
+    mark('workbenchReady');
+    await shot('01-workbench');
+
+    // ---- program 1: a leaf written in place ------------------------------------------------------
+    const leaf = path.join(ws, 'leaf_inplace.py');
+    const editor1 = await openFile(page, 'leaf_inplace.py', 'w += 1');
+    mark('program1Opened');
+    const squiggle1 = await squiggleOnLine(editor1, 'w += 1', LONG);
+    mark('firstSquiggle');
+    await shot('02-squiggle');
+    const trace = readTrace(traceFile);
+    const activate = trace.find((e) => e.event === 'activate');
+    const starting = trace.find((e) => e.event === 'serverStarting');
+    const ready = trace.find((e) => e.event === 'clientReady');
+    const firstDiag = trace.find((e) => e.event === 'firstDiagnostics');
+    check(activate && starting && ready, `the extension activated and started the server (trace: ${JSON.stringify(trace)})`);
+    timings.serverStartToClientReadyMs = ready.t - starting.t;
+    timings.serverStartToFirstDiagnosticsMs = firstDiag ? firstDiag.t - starting.t : null;
+    timings.serverStartToFirstSquiggleMs = T0 + timings.firstSquiggle - starting.t;
+    log(`server start -> first squiggle: ${timings.serverStartToFirstSquiggleMs} ms`);
+
+    const problems1 = await problemsFor(page, 'leaf_inplace.py');
+    log(`problems in leaf_inplace.py: ${JSON.stringify(problems1)}`);
+    check(problems1.some((p) => p.code === 'GG101' && p.line === 3), 'GG101 reported on line 3 of program 1');
+
+    const hoverText = await retry('hover', 3, async () => {
+      const box = await squiggle1.boundingBox();
+      await page.mouse.move(10, 10);
+      await page.mouse.move(box.x + Math.min(box.width / 2, 12), box.y + box.height / 2, { steps: 3 });
+      const hover = page.locator('.monaco-hover:not(.hidden)', { hasText: /leaf/i }).first();
+      await hover.waitFor({ state: 'visible', timeout: 15000 });
+      await sleep(300); // let the LSP hover part render next to the diagnostic part
+      return hover.innerText();
+    });
+    log(`hover text: ${JSON.stringify(hoverText)}`);
+    check(/leaf/i.test(hoverText), 'the hover explains the leaf');
+    check(/GG101/.test(hoverText), 'the hover names the code');
+    mark('hoverShown');
+    await shot('03-hover');
+    if (README_SHOT) {
+      // The squiggle and its hover, cropped, for the README.
+      const h = await page.locator('.monaco-hover:not(.hidden)').first().boundingBox();
+      const s = await squiggle1.boundingBox();
+      const x0 = Math.max(0, Math.min(h.x, s.x) - 80), y0 = Math.max(0, Math.min(h.y, s.y) - 40);
+      const x1 = Math.min(1280, Math.max(h.x + h.width, s.x + s.width) + 40), y1 = Math.min(800, Math.max(h.y + h.height, s.y + s.height) + 90);
+      fs.mkdirSync(path.dirname(README_SHOT), { recursive: true });
+      await page.screenshot({ path: README_SHOT, clip: { x: x0, y: y0, width: x1 - x0, height: y1 - y0 } });
+      log(`README screenshot ${README_SHOT}`);
+    }
+
+    // The code in the hover links to the rule docs, opened inside VS Code (no network).
+    await retry('rule docs link', 3, async () => {
+      let link = page.locator('.monaco-hover:not(.hidden) a', { hasText: 'GG101' }).first();
+      if (!(await link.isVisible())) {
+        const box = await squiggle1.boundingBox();
+        await page.mouse.move(10, 10);
+        await page.mouse.move(box.x + Math.min(box.width / 2, 12), box.y + box.height / 2, { steps: 3 });
+        link = page.locator('.monaco-hover:not(.hidden) a', { hasText: 'GG101' }).first();
+        await link.waitFor({ state: 'visible', timeout: 15000 });
+      }
+      await link.click();
+      await page.locator('.tab', { hasText: /GG101/ }).first().waitFor({ timeout: 15000 });
+    });
+    mark('ruleDocsOpened');
+    await sleep(1000); // let the Markdown preview render for the screenshot
+    await shot('04-rule-docs');
+    // Back to the program: close the preview (it opened beside the editor) and focus the source.
+    await page.keyboard.press('Control+KeyW');
+    await page.locator('.tab', { hasText: /GG101/ }).first().waitFor({ state: 'detached', timeout: 15000 }).catch(() => {});
+    await openFile(page, 'leaf_inplace.py', 'w += 1');
+
+    await applyQuickFix(page, await squiggleOnLine(editor1, 'w += 1', MEDIUM), /w = w \+ 1/, '05-quickfix-menu', shot);
+    await page.locator('.view-line', { hasText: 'w = w + 1' }).first().waitFor();
+    await page.keyboard.press('Control+KeyS');
+    const fixed1 = await waitFor(() => {
+      const c = fs.readFileSync(leaf, 'utf8');
+      return c.includes('w = w + 1') ? c : null;
+    }, MEDIUM, 'program 1 saved with the quick fix');
+    check(!fixed1.includes('w += 1'), 'w += 1 is gone from the file on disk');
+    mark('quickFixSavedOnDisk');
+    await waitFor(async () => (await editor1.locator('.squiggly-error, .squiggly-warning').count()) === 0, MEDIUM,
+      'the squiggle to go away after the fix');
+    await shot('06-quickfix-saved');
+
+    // ---- program 2: index writes into a tensor read into the graph; fix all on save --------------
+    const loop = path.join(ws, 'index_loop.py');
+    const editor2 = await openFile(page, 'index_loop.py', 'x[i+1] = torch.sin(x[i]) * w[i]');
+    await squiggleOnLine(editor2, 'x[i+1] = torch.sin(x[i]) * w[i]', LONG);
+    mark('program2Squiggle');
+    const problems2 = await problemsFor(page, 'index_loop.py');
+    log(`problems in index_loop.py: ${JSON.stringify(problems2)}`);
+    check(problems2.some((p) => p.code === 'GG301' && p.line === 6), 'GG301 reported on line 6 of program 2');
+    await shot('07-program2');
+    // Make the buffer dirty without touching the code (a trailing newline), then save: the
+    // codeActionsOnSave setting runs source.fixAll.gradguard before the write.
+    await editor2.locator('.view-line', { hasText: 'loss.backward()' }).first().click();
+    await page.keyboard.press('End');
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('Control+KeyS');
+    const fixed2 = await waitFor(() => {
+      const c = fs.readFileSync(loop, 'utf8');
+      return c.includes('torch.sin(x[i].clone())') ? c : null;
+    }, MEDIUM, 'program 2 saved with the fix-all edit');
+    mark('fixAllOnSave');
+    log(`program 2 on disk after save:\n${fixed2}`);
+    await shot('08-program2-fixed-on-save');
+
+    // ---- program 3: optimizer step against a retained graph --------------------------------------
+    const editor3 = await openFile(page, 'rnn_retain_graph.py', 'h_cur = h_next');
+    await squiggleOnLine(editor3, 'opt.step()', LONG);
+    await squiggleOnLine(editor3, 'h_cur = h_next', LONG);
+    mark('program3Squiggles');
+    const problems3 = await problemsFor(page, 'rnn_retain_graph.py');
+    log(`problems in rnn_retain_graph.py: ${JSON.stringify(problems3)}`);
+    const lines3 = new Set(problems3.filter((p) => /^GG4\d\d$/.test(p.code)).map((p) => p.line));
+    check(lines3.has(14) || lines3.has(15), 'a GG4xx finding on the opt.step() / h_cur = h_next lines of program 3');
+    check([...lines3].every((l) => l === 14 || l === 15), 'GG4xx findings only on lines 14 and 15 of program 3');
+    await shot('09-program3');
+
+    console.log('RESULT ' + JSON.stringify({ ok: true, timings }));
+  } finally {
+    if (page) await page.screenshot({ path: path.join(SHOTS, '99-last.png') }).catch(() => {});
+    if (browser) await browser.close().catch(() => {});
+    for (const signal of ['SIGTERM', 'SIGKILL']) {
+      try { process.kill(-cs.pid, signal); } catch (_) { /* already gone */ }
+      await sleep(1000);
+    }
+  }
+}
+
+function explorerRow(page, name) {
+  return page.locator('.explorer-folders-view .monaco-list-row', { hasText: name }).first();
+}
+
+/** Opens a file from the Explorer and returns its editor once `text` is rendered. */
+async function openFile(page, name, text) {
+  return retry(`open ${name}`, 3, async () => {
+    await explorerRow(page, name).click();
+    await page.locator('.tab.active', { hasText: name }).waitFor({ timeout: 15000 });
+    const editor = page.locator('.editor-group-container.active .editor-instance .monaco-editor').first();
+    await editor.locator('.view-line', { hasText: text }).first().waitFor({ timeout: 15000 });
+    return editor;
+  });
+}
+
+/**
+ * Waits for an error/warning squiggle on the line whose text contains `lineText`, by geometry:
+ * decorations and text lines share the editor's line grid.
+ */
+async function squiggleOnLine(editor, lineText, timeoutMs) {
+  const line = editor.locator('.view-line', { hasText: lineText }).first();
+  return waitFor(async () => {
+    const lineBox = await line.boundingBox();
+    if (!lineBox) return null;
+    const squiggles = editor.locator('.squiggly-error, .squiggly-warning');
+    const n = await squiggles.count();
+    for (let i = 0; i < n; i++) {
+      const box = await squiggles.nth(i).boundingBox();
+      if (box && Math.abs(box.y + box.height / 2 - (lineBox.y + lineBox.height / 2)) < lineBox.height / 2) {
+        return squiggles.nth(i);
+      }
+    }
+    return null;
+  }, timeoutMs, `a squiggle on the line '${lineText}'`, 200);
+}
+
+/**
+ * The Problems panel's rows for one file, as {code, line, message}. The panel is opened with
+ * Ctrl+Shift+M and closed again, so it does not cover the editor in screenshots.
+ */
+async function problemsFor(page, fileName) {
+  return retry('read the Problems panel', 3, async () => {
+    await page.keyboard.press('Control+Shift+KeyM');
+    const panel = page.locator('.markers-panel');
+    await panel.waitFor({ state: 'visible', timeout: 15000 });
+    await panel.locator('.monaco-list-row', { hasText: fileName }).first().waitFor({ timeout: 15000 });
+    await sleep(300);
+    const rows = await panel.locator('.monaco-list-row').evaluateAll((els) =>
+      els.map((e) => `${e.getAttribute('aria-label') || ''} | ${e.textContent || ''}`));
+    // Rows are grouped under their file; keep the marker rows after this file's header row.
+    const result = [];
+    let inFile = false;
+    for (const row of rows) {
+      if (!/\[Ln \d+|at line \d+/i.test(row)) {
+        inFile = row.includes(fileName);
+        continue;
+      }
+      if (!inFile) continue;
+      const code = (row.split(" | ").pop().match(/GG\d{3}/) || [])[0];
+      const line = Number((row.match(/(?:\[Ln |at line )(\d+)/i) || [])[1]);
+      result.push({ code, line, text: row.slice(0, 160) });
+    }
+    await page.keyboard.press('Control+Shift+KeyM'); // toggle the panel away again
+    await sleep(200);
+    check(result.length > 0, `the Problems panel lists problems for ${fileName} (rows: ${JSON.stringify(rows)})`);
+    return result;
+  });
+}
+
+/**
+ * Puts the cursor on the squiggle, opens the quick-fix menu with Ctrl+. and picks the action whose
+ * label matches `pattern` with the keyboard (a mouse click is blocked by the menu's pointer block).
+ */
+async function applyQuickFix(page, squiggle, pattern, shotName, shot) {
+  await retry('quick fix menu', 3, async () => {
+    const box = await squiggle.boundingBox();
+    await page.mouse.click(box.x + 3, box.y + box.height / 2);
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('Control+Period');
+    const widget = page.locator('.action-widget');
+    await widget.locator('.monaco-list-row', { hasText: pattern }).first().waitFor({ state: 'visible', timeout: 15000 });
+    const labels = await widget.locator('.monaco-list-row').evaluateAll((els) => els.map((e) => e.getAttribute('aria-label') || e.textContent));
+    log(`quick fixes offered: ${JSON.stringify(labels)}`);
+    await shot(shotName);
+    for (let i = 0; i < 20; i++) {
+      const focused = await widget.locator('.monaco-list-row.focused').getAttribute('aria-label').catch(() => null);
+      if (focused && pattern.test(focused)) {
+        await page.keyboard.press('Enter');
+        return;
+      }
+      await page.keyboard.press('ArrowDown');
+    }
+    await page.keyboard.press('Escape');
+    throw new Error(`no quick fix matching ${pattern}`);
+  });
+}
+
+main().catch((e) => {
+  console.error('FAIL', (e && e.stack) || e);
+  console.log('RESULT ' + JSON.stringify({ ok: false, error: String((e && e.message) || e), timings }));
+  process.exitCode = 1;
+});

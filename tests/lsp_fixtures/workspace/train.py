@@ -1,0 +1,5 @@
+import torch
+from model import Net
+
+net = Net()
+out = net(torch.rand(2, 4))

@@ -1,0 +1,23 @@
+# expect-kind: stale-save
+import torch
+from torch import nn
+
+torch.manual_seed(0)
+G = nn.Sequential(nn.Linear(2, 8), nn.ReLU(), nn.Linear(8, 2))
+D = nn.Sequential(nn.Linear(2, 8), nn.ReLU(), nn.Linear(8, 1))
+opt_g = torch.optim.Adam(G.parameters(), lr=1e-3)
+opt_d = torch.optim.Adam(D.parameters(), lr=1e-3)
+bce = nn.BCEWithLogitsLoss()
+real = torch.randn(16, 2)
+ones, zeros = torch.ones(16, 1), torch.zeros(16, 1)
+for step in range(2):
+    fake = G(torch.randn(16, 4)[:, :2])  # expect: save
+    d_fake = D(fake)
+    g_loss = bce(d_fake, ones)
+    d_loss = bce(D(real), ones) + bce(d_fake, zeros)
+    opt_g.zero_grad()
+    g_loss.backward(retain_graph=True)
+    opt_g.step()  # expect: write
+    opt_d.zero_grad()
+    d_loss.backward()
+    opt_d.step()

@@ -1,0 +1,14 @@
+# expect-kind: stale-save
+import torch
+from torch import nn
+
+model = nn.Sequential(nn.Linear(3, 8), nn.Tanh(), nn.Linear(8, 1))
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+x = torch.rand(5, 3)
+out = model(x)  # expect: save
+l1 = out.pow(2).mean()
+l2 = out.abs().mean()
+opt.zero_grad()
+l1.backward(retain_graph=True)
+opt.step()  # expect: write
+l2.backward()
