@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import logging
+import re
 from pathlib import Path
 
 import libcst as cst
@@ -15,6 +16,10 @@ from .rules import RuleContext, all_rules
 from .source import Source, Span
 
 log = logging.getLogger("gradguard")
+
+# Text that any problem needs somewhere in its block: an in-place write (`x_(`, `+=`, `x[i] =`, `out=`,
+# `inplace`), an optimizer step, a backward() or `.data`. Blocks without it are parsed but not interpreted.
+WRITE_HINT = re.compile(r"[A-Za-z0-9]_\(|[-+*/@%&|^]=|\]\s*=[^=]|\bout\s*=|inplace|\.step\(|backward|\.data\b")
 
 
 class Engine:
@@ -39,8 +44,9 @@ class Engine:
                 )
         modules = [pb.module for pb in parsed if pb.module is not None]
         good = [pb for pb in parsed if pb.module is not None]
+        quiet = {id(pb.module) for pb in good if not WRITE_HINT.search(pb.block.text)}
         try:
-            analysis = FileAnalysis(modules)
+            analysis = FileAnalysis(modules, quiet)
             facts = analysis.run()
         except RecursionError:
             log.warning("%s: too deeply nested to analyse", path)

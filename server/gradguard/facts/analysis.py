@@ -14,6 +14,7 @@ Everything it is not sure of is unknown, and unknowns never produce problems.
 """
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from dataclasses import dataclass, field
 
@@ -123,6 +124,33 @@ class _ContextMarker:
         self.mode = mode
 
 
+@dataclass
+class TensorFacts:
+    """What hover shows about a tensor name."""
+
+    name: str
+    is_leaf: bool | None
+    requires_grad: bool | None
+    created: object | None  # Span
+    created_by: str
+    saves: list  # [(op, Span, version)]
+    writes: list  # [(op, Span, version_after)]
+    is_parameter: bool = False
+    shares_counter_with: str = ""  # "a view of `x`", "`x` (detach)"
+    data_alias_of: str = ""
+
+
+def _first_per_span(items):
+    """Loops are interpreted several times; hover lists each place once (its first version)."""
+    seen = set()
+    out = []
+    for item in items:
+        if item[1] is not None and (item[0], item[1]) not in seen:
+            seen.add((item[0], item[1]))
+            out.append(item)
+    return out
+
+
 class Facts:
     """What the analysis proved about one file."""
 
@@ -134,6 +162,42 @@ class Facts:
         self.node_block: dict[int, object] = {}  # id(top-level statement) -> ParsedBlock
         self.seq = itertools.count(1)
         self._seen_problems: set = set()
+        self.saves: list[Save] = []
+        self.locator = None  # set by the engine: finds nodes' spans
+        self.imports: dict[str, str] = {}
+
+    def tensor_at(self, line: int, col: int) -> TensorFacts | None:
+        """Facts about the tensor named at a 0-based (line, code-point column), if the analysis knows it."""
+        if self.locator is None:
+            return None
+        for pb in self.locator.blocks:
+            if not (pb.block.start_line <= line < pb.block.end_line):
+                continue
+            pb.span(pb.module)  # make sure positions are computed for this block
+            for node, pos in pb.parsed.positions.items():
+                if not isinstance(node, cst.Name) or id(node) not in self.name_values:
+                    continue
+                start_line = pos.start.line - 1 + pb.block.start_line
+                if start_line == line and pos.start.column <= col <= pos.end.column:
+                    return self.describe(self.name_values[id(node)], node.value, hint_block=pb)
+        return None
+
+    def describe(self, t: Tensor, name: str, hint_block=None) -> TensorFacts:
+        loc = self.locator
+
+        def span(node, top=None):
+            return loc.span(node, top) if node is not None else None
+
+        saves = [(s.op, span(s.node, s.top), s.version) for s in self.saves if s.counter is t.counter]
+        writes = [(w.op, span(w.node, w.top), w.version_after) for w in t.counter.writes]
+        shares = ""
+        if t.view_kind == "detach" and t.view_of is not None:
+            shares = f"`{t.view_of.name}` (detach() shares its storage and version counter)"
+        elif t.view_of is not None:
+            shares = f"a view of `{t.base.name}` (same storage and version counter)"
+        return TensorFacts(name, t.is_leaf, t.requires_grad, span(t.origin), t.created_by,
+                           _first_per_span(saves), _first_per_span(writes), t.is_parameter, shares,
+                           f"`{t.data_of.name}`" if t.data_of is not None else "")
 
     def add_problem(self, problem: Problem) -> None:
         if problem.top is None and problem.write is not None:
@@ -148,7 +212,11 @@ class Facts:
 class FileAnalysis:
     """Runs the interpreter over every scope of one file's parsed blocks."""
 
-    def __init__(self, modules: list[cst.Module]):
+    def __init__(self, modules: list[cst.Module], quiet_modules: set[int] | frozenset = frozenset()):
+        # quiet_modules: ids of block modules whose text has no in-place write, step() or backward(): their
+        # functions cannot produce a problem, so they are not interpreted (the module-level code always is).
+        self.quiet_modules = quiet_modules
+        self.modules = modules
         self.facts = Facts()
         self.ops = load_op_table()
         self.imports: dict[str, str] = {}
@@ -220,11 +288,15 @@ class FileAnalysis:
     def run(self) -> Facts:
         self.facts.imports = self.imports
         module_scope = Scope(self, kind="module", grad=GRAD_ON)
-        for stmt in self.statements:
-            module_scope.top = stmt
-            module_scope.run_stmt(stmt)
-        for stmt in self.statements:
-            self._run_definitions(stmt, class_info=None, top=stmt)
+        if len(self.quiet_modules) < len(self.modules):
+            for stmt in self.statements:
+                module_scope.top = stmt
+                module_scope.run_stmt(stmt)
+        for module in self.modules:
+            if id(module) in self.quiet_modules:
+                continue
+            for stmt in module.body:
+                self._run_definitions(stmt, class_info=None, top=stmt)
         return self.facts
 
     def _run_definitions(self, stmt: cst.CSTNode, class_info: ClassInfo | None, top: cst.CSTNode) -> None:
@@ -234,6 +306,7 @@ class FileAnalysis:
             scope.top = top
             scope.bind_parameters(stmt)
             scope.run_body(stmt.body.body)
+            scope.settle_unknown_grad()
             for inner in _walk_statements(stmt.body.body):
                 if inner is not stmt and isinstance(inner, (cst.FunctionDef, cst.ClassDef)):
                     self._run_definitions(inner, None, top)
@@ -255,8 +328,6 @@ class FileAnalysis:
         if class_info is not None and fn.name.value in GRAD_METHODS:
             return GRAD_ON
         if class_info is not None and fn.name.value == "__init__":
-            return GRAD_ON
-        if _calls_backward(fn):
             return GRAD_ON
         return GRAD_UNKNOWN
 
@@ -285,29 +356,6 @@ def _walk_statements(stmts):
             yield from _walk_statements(final.body.body)
 
 
-class _BackwardFinder(cst.CSTVisitor):
-    found = False
-
-    def visit_FunctionDef(self, node):
-        return False
-
-    def visit_ClassDef(self, node):
-        return False
-
-    def visit_Attribute(self, node):
-        if node.attr.value in ("backward", "manual_backward"):
-            self.found = True
-
-
-def _calls_backward(fn: cst.FunctionDef) -> bool:
-    finder = _BackwardFinder()
-    for stmt in fn.body.body:
-        stmt.visit(finder)
-        if finder.found:
-            return True
-    return False
-
-
 class Scope:
     """One scope's interpretation: its environment, grad mode, path and loops."""
 
@@ -329,14 +377,26 @@ class Scope:
         self.assigned_in_loop: dict[str, tuple[cst.CSTNode, cst.BaseExpression, cst.CSTNode]] = {}
         self.carries: list[Carry] = []
         self.pending_carries: dict[str, Carry] = {}
+        self.saw_backward = False  # a function that runs backward runs in grad mode
+        self.unknown_grad_problems: list[Problem] = []  # leaf writes that hold only if the caller has grad on
         self.guarded = 0  # inside `if self.training:`-like arms: writes there prove nothing
         self.top: cst.CSTNode | None = None  # the top-level statement being run (locates blocks)
 
     # ---- helpers --------------------------------------------------------
-    def _problem(self, problem: Problem) -> None:
+    def _problem(self, problem: Problem, grad: str = GRAD_ON) -> None:
         if problem.top is None:
             problem.top = self.top
+        if grad == GRAD_UNKNOWN:
+            self.unknown_grad_problems.append(problem)
+            return
         self.facts.add_problem(problem)
+
+    def settle_unknown_grad(self) -> None:
+        """A function that calls backward() itself runs with grad enabled: its leaf writes are certain errors."""
+        if self.saw_backward:
+            for problem in self.unknown_grad_problems:
+                self.facts.add_problem(problem)
+        self.unknown_grad_problems = []
 
     def new_seq(self) -> int:
         return next(self.facts.seq)
@@ -635,12 +695,12 @@ class Scope:
         leaf_rg = base.is_leaf is True and base.requires_grad is True
         if leaf_rg:
             local = base.origin is not None and not base.is_parameter and base.created_by.startswith("torch.")
-            if grad == GRAD_ON or local:
-                if t is base and w.kind != "setitem":
-                    self._problem(Problem("leaf-write", w.node, w.stmt, tensor=base, write=w))
-                else:
-                    self._problem(Problem("leaf-view-write", w.node, w.stmt, tensor=base, write=w))
-                return
+            certain = GRAD_ON if (grad == GRAD_ON or local) else GRAD_UNKNOWN
+            if t is base and w.kind != "setitem":
+                self._problem(Problem("leaf-write", w.node, w.stmt, tensor=base, write=w), certain)
+            else:
+                self._problem(Problem("leaf-view-write", w.node, w.stmt, tensor=base, write=w), certain)
+            return
         if t.view_kind == "multi" and base.requires_grad is True and grad == GRAD_ON:
             self._problem(Problem("multi-view-write", w.node, w.stmt, tensor=t, write=w))
             return
@@ -654,9 +714,11 @@ class Scope:
                  loop=self.loops[-1][0] if self.loops else None,
                  iteration=self.loops[-1][1] if self.loops else 0, top=self.top,
                  expr=t.origin if not t.name else None)
+        self.facts.saves.append(s)
         return s
 
     def backward(self, t: Tensor, node, retain: bool) -> None:
+        self.saw_backward = True
         self.check_history(t, node, kind="backward")
         for m in self._modules_in(t.history):
             m.grads = True
@@ -729,12 +791,11 @@ class Scope:
         return value
 
     def eval_children(self, node) -> None:
-        for child in node.children:
-            if isinstance(child, cst.BaseExpression) and not isinstance(child, (cst.Lambda,)):
-                self.eval(child)
-            elif isinstance(child, (cst.Arg, cst.Element, cst.DictElement, cst.StarredDictElement, cst.StarredElement,
-                                    cst.FormattedStringExpression, cst.CompFor, cst.CompIf, cst.SubscriptElement,
-                                    cst.Index, cst.Slice)):
+        for child in _children(node):
+            if isinstance(child, cst.BaseExpression):
+                if not isinstance(child, cst.Lambda):
+                    self.eval(child)
+            elif isinstance(child, _EXPRESSION_HOLDERS):
                 self.eval_children(child)
 
     def eval_Name(self, node: cst.Name):
@@ -1412,9 +1473,47 @@ def _set_to_none_false(node: cst.Call) -> bool:
     return arg is not None and isinstance(arg.value, cst.Name) and arg.value.value == "False"
 
 
+_EXPRESSION_HOLDERS = (cst.Arg, cst.Element, cst.DictElement, cst.StarredDictElement, cst.FormattedStringExpression,
+                       cst.CompFor, cst.CompIf, cst.SubscriptElement, cst.Index, cst.Slice)
+
+
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _children(node):
+    """A node's child nodes, read off its fields (libcst's `.children` rebuilds the node, which is slow)."""
+    names = _FIELDS.get(type(node))
+    if names is None:
+        names = _FIELDS[type(node)] = tuple(
+            f.name for f in dataclasses.fields(node)
+            if f.name not in ("lpar", "rpar", "whitespace_before", "whitespace_after", "comma", "semicolon")
+            and not f.name.startswith("whitespace"))
+    for name in names:
+        value = getattr(node, name)
+        if isinstance(value, cst.CSTNode):
+            yield value
+        elif isinstance(value, (tuple, list)):
+            for item in value:
+                if isinstance(item, cst.CSTNode):
+                    yield item
+
+
+def _words(expr) -> list[str]:
+    out = []
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Name):
+            out.append(node.value)
+        elif isinstance(node, cst.SimpleString):
+            out.append(node.value)
+        elif isinstance(node, (cst.BaseExpression, *_EXPRESSION_HOLDERS, cst.Attribute)):
+            stack.extend(c for c in _children(node) if isinstance(c, (cst.BaseExpression, *_EXPRESSION_HOLDERS)))
+    return out
+
+
 def _is_guard(test: cst.BaseExpression) -> bool:
-    code = cst.Module([]).code_for_node(test) if not isinstance(test, cst.Name) else test.value
-    return any(word in code for word in GUARD_WORDS)
+    return any(word in w for w in _words(test) for word in GUARD_WORDS)
 
 
 def _int_arith(expr, scope: Scope) -> bool:

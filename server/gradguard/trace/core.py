@@ -68,7 +68,7 @@ def _user_frame(depth: int = 2) -> tuple[str, int, str]:
             user = cache[filename] = _is_user_file(filename)
         if user:
             return filename, frame.f_lineno, via
-        if not via and filename.startswith(_TORCH_DIR):
+        if not via and filename.startswith(_TORCH_DIR) and not filename.endswith("overrides.py"):
             via = filename  # the innermost torch frame: torch/optim/adam.py rather than optimizer.py
         frame = frame.f_back
     return "<unknown>", 0, via
@@ -90,7 +90,7 @@ class SavedTensor:
     """What ``_pack`` returns: autograd holds this object instead of the tensor."""
 
     __slots__ = ("tensor", "version", "key", "seq", "file", "line", "backward_calls",
-                 "pack_node", "output_nr", "ref", "tracer", "reported")
+                 "pack_node", "pack_view", "output_nr", "ref", "tracer", "reported")
 
     def __del__(self):
         tracer = self.tracer
@@ -153,7 +153,8 @@ _INPLACE_DUNDERS = {
 }
 # Names ending in "_" that do not write tensor data.
 _NOT_WRITES = {"requires_grad_", "share_memory_", "retain_grad", "rename_", "_set_grad_enabled",
-               "record_stream", "_fix_weakref", "_coalesced_"}
+               "record_stream", "_fix_weakref", "_coalesced_",
+               "clip_grad_norm_", "clip_grad_value_"}  # these write .grad, not the tensors passed
 _KIND: dict = {}
 
 
@@ -208,7 +209,7 @@ class _WriteWatcher(TorchFunctionMode):
         if code == _PLAIN:
             if kwargs:
                 if "out" in kwargs and self.tracer.live:
-                    return self.tracer._watched_call(func, args, kwargs, kwargs["out"])
+                    return self.tracer._watched_call(func, args, kwargs, kwargs["out"], _op_name(func) + "(out=)")
                 return func(*args, **kwargs)
             return func(*args)
         if kwargs is None:
@@ -219,6 +220,7 @@ class _WriteWatcher(TorchFunctionMode):
             return func(*args, **kwargs)
         if not tracer.live:
             return func(*args, **kwargs)
+        op = None
         if code == _WRITE_SELF:
             target = args[0] if args else None
         else:  # inplace=True functional
@@ -227,9 +229,10 @@ class _WriteWatcher(TorchFunctionMode):
             if not flag:
                 return func(*args, **kwargs)
             target = args[0] if args else kwargs.get("input")
+            op = _op_name(func) + "(inplace=True)"
         if "out" in kwargs:
             target = [*_tensors(target), *_tensors(kwargs["out"])]
-        return tracer._watched_call(func, args, kwargs, target)
+        return tracer._watched_call(func, args, kwargs, target, op)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -288,7 +291,8 @@ class Tracer:
         fn = t.grad_fn
         # A saved view whose base is written later gets AsStridedBackward0 as its grad_fn (torch's
         # message then says "output 0 of AsStrided"); the clause is only shown for stale saves.
-        rec.pack_node = None if fn is None else ("AsStridedBackward0" if t._is_view() else fn.name())
+        rec.pack_node = fn.name() if fn is not None else None
+        rec.pack_view = fn is not None and t._is_view()
         rec.output_nr = t.output_nr
         rec.reported = False
         try:
@@ -298,10 +302,10 @@ class Tracer:
         key = rec.key = _storage_key(t)
         rec.tracer = self
         if key is not None:
-            saves = self.live.get(key)
-            if saves is None:
-                saves = self.live[key] = {}
-            saves[seq] = LiveSave(rec.tensor, version, rec.file, rec.line, seq)
+            entry = LiveSave(rec.tensor, version, rec.file, rec.line, seq)
+            # No allocation between the lookup and the insert: a garbage collection there could run
+            # _release for the same storage and orphan the dict we insert into.
+            self.live.setdefault(key, {})[seq] = entry
         return rec
 
     def _release(self, key: int, seq: int) -> None:
@@ -309,7 +313,7 @@ class Tracer:
         if saves is None:
             return
         saves.pop(seq, None)
-        if not saves:
+        if not saves and self.live.get(key) is saves:
             del self.live[key]
             self.writes.pop(key, None)
 
@@ -339,7 +343,7 @@ class Tracer:
             retain = args[2]
         self.backward_sites.append((self.backward_calls, file, line, bool(retain)))
 
-    def _watched_call(self, func, args, kwargs, target):
+    def _watched_call(self, func, args, kwargs, target, op=None):
         live = self.live
         hits = []
         for t in _tensors(target):
@@ -348,12 +352,15 @@ class Tracer:
                 hits.append((t, key, t._version))
         if not hits:
             return func(*args, **kwargs)
+        # Numbered before the call: an in-place op that saves its own result (relu_, sigmoid_) saves
+        # *after* its write, and that save is valid.
+        seq = next(_SEQ)
         result = func(*args, **kwargs)
         file, line, via = _user_frame(3)
-        op = _op_name(func)
+        op = op or _op_name(func)
         for t, key, before in hits:
             start, end = _extent(t)
-            write = InplaceWrite(next(_SEQ), file, line, op, _module_of(via), before, t._version,
+            write = InplaceWrite(seq, file, line, op, _module_of(via), before, t._version,
                                  start, end)
             log = self.writes.get(key)
             if log is None:
@@ -393,7 +400,7 @@ class Tracer:
         finding = report.stale_save(
             tensor=rec.tensor, node=node, save_file=rec.file, save_line=rec.line,
             saved_version=rec.version, now=now, write=write,
-            torch_message=_torch_message(rec, now),
+            torch_message=_torch_message(rec, now, node),
             backward_calls_at_save=rec.backward_calls, backward_sites=list(self.backward_sites),
             lang=self.lang,
         )
@@ -432,18 +439,22 @@ def _current_node_name() -> str | None:
     return node.name() if node is not None else None
 
 
-def _torch_message(rec: SavedTensor, now: int) -> str:
+def _torch_message(rec: SavedTensor, now: int, node: str | None) -> str:
     """Autograd's own text for this error (saved_variable.cpp), so users and `explain` recognise it."""
     t = rec.tensor
     shape = "[" + ", ".join(str(s) for s in t.shape) + "]"
     clause = ""
     node_name = None
     live = rec.ref() if rec.ref is not None else None
-    if live is not None:
-        fn = live.grad_fn  # regenerated (AsStridedBackward0) for a view whose base changed, as in torch
+    if rec.pack_node is not None and rec.pack_node == node:
+        node_name = node  # a saved output: torch names the node that produced and saved it
+    elif live is not None:
+        # A saved input: its current grad_fn (an in-place op in grad mode rebased it; a view whose
+        # base changed gets AsStridedBackward0 when grad_fn is read, as torch does).
+        fn = live.grad_fn
         node_name = fn.name() if fn is not None else None
     else:
-        node_name = rec.pack_node
+        node_name = "AsStridedBackward0" if rec.pack_view else rec.pack_node
     if node_name:
         op = node_name.replace("Backward0", "").replace("Backward", "")
         clause = f", which is output {rec.output_nr} of {op},"

@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 import linecache
 import os
+import unicodedata
 from dataclasses import dataclass, field
 
 # Backward nodes of ops that save their *output* (shared/autograd-facts.md section 3).
@@ -111,6 +112,13 @@ T = {
         "through": " (it is reached through `{var}`, assigned from `{src}` at line {line} without .detach())",
         "fix_optim_retained": "detach the state carried across iterations (`{var} = {src}.detach()`), or call backward() for every graph that uses these weights before step()",
         "fix_optim_retained_nocarry": "detach state carried across iterations, or call backward() for every graph that uses these weights before step()",
+        "why_optim_shared": (
+            "the graph built at line {save} was used by backward() at line {b1} (with retain_graph=True), then the "
+            "optimizer step at line {write} changed the weights in place, and backward() at line {b2} goes through "
+            "the same graph and needs the old weights (the GAN ordering bug)"),
+        "fix_optim_shared": ("run every backward() that goes through this graph before step() (e.g. both losses' "
+                             "backward() first, then the steps), detach() the shared tensor for the second loss, or "
+                             "redo the forward pass after step()"),
         "why_optim": ("the optimizer step at line {write} changed the weights in place after the forward pass at line "
                       "{save} and before this backward() needed them (e.g. a GAN whose generator step runs before "
                       "the discriminator loss's backward on the same graph)"),
@@ -135,7 +143,7 @@ T = {
         "why_silent": ("the storage was written through an alias that does not share the version counter "
                        "(`.data`, a fused optimizer, ...): autograd will not raise"),
         "warn_stale": ("gradguard trace: warning [stale-save]: {op} at {write} modified a {shape} {dtype} tensor that a live "
-                       "graph saved at {save} (version {saved} -> {now}); backward through that graph will fail"),
+                       "graph saved at {save} (version {saved} -> {now}); backward through that graph would now fail"),
         "warn_silent": ("gradguard trace: warning [silent-write]: {op} at {write} wrote a {shape} {dtype} tensor that a live "
                         "graph saved at {save}, without a version bump; backward through that graph would use the new values silently"),
         "error_prefix": "gradguard trace: error [stale-save]",
@@ -149,8 +157,8 @@ T = {
         "saved_for": "为 {node} 保存",
         "unknown_node": "（反向节点未知）",
         "version_at_save": "版本 {v}",
-        "write_by": "由 {op}{via} 写入（版本 {a} -> {b}）",
-        "write_by_nobump": "由 {op}{via} 写入（版本计数器仍为 {a}）",
+        "write_by": "由 {op}{via}写入（版本 {a} -> {b}）",
+        "write_by_nobump": "由 {op}{via}写入（版本计数器仍为 {a}）",
         "via": "（在 {mod} 中）",
         "write_unseen": "监视器没有看到这次写入（发生了 {n} 次原地操作：在编译代码中，或通过 gradguard 看不到的别名）",
         "now_line": "版本 {now}；反向传播期望版本 {saved}",
@@ -167,6 +175,12 @@ T = {
         "through": "（通过 `{var}` 到达：它在第 {line} 行由 `{src}` 赋值，没有分离（`detach()`））",
         "fix_optim_retained": "分离跨迭代传递的状态（`{var} = {src}.detach()`），或在 step() 之前对所有使用这些权重的计算图调用 backward()",
         "fix_optim_retained_nocarry": "分离跨迭代传递的状态（`detach()`），或在 step() 之前对所有使用这些权重的计算图调用 backward()",
+        "why_optim_shared": (
+            "第 {save} 行构建的计算图先被第 {b1} 行的 backward()（保留计算图 `retain_graph=True`）使用，随后第 {write} 行的"
+            "优化器更新（`optimizer.step()`）原地修改了权重，而第 {b2} 行的 backward() 又经过同一个计算图，需要旧的权重"
+            "（GAN 中常见的顺序错误）"),
+        "fix_optim_shared": "在 step() 之前完成所有经过这个计算图的 backward()（先做两个损失的 backward()，再更新），"
+                            "或对第二个损失使用分离（`detach()`）后的张量，或在 step() 之后重新做前向计算",
         "why_optim": ("第 {write} 行的优化器更新（`optimizer.step()`）在第 {save} 行的前向计算之后、本次反向传播需要权重之前原地修改了权重"
                       "（例如 GAN 中生成器的 step() 在判别器损失对同一计算图反向传播之前执行）"),
         "fix_optim": "在 step() 之前完成所有需要旧权重的 backward()，或在 step() 之后重新做前向计算",
@@ -185,7 +199,7 @@ T = {
         "fix_data": "在 `with torch.no_grad():` 中直接修改张量本身（不要用 `.data`），或在反向传播之后再修改",
         "why_silent": "存储通过不共享版本计数器的别名（`.data`、融合优化器等）被改写：autograd 不会报错",
         "warn_stale": ("gradguard trace: 警告 [stale-save]：{write} 的 {op} 原地修改了一个 {shape} {dtype} 张量，"
-                       "它在 {save} 被仍然存活的计算图保存（版本 {saved} -> {now}）；对该计算图反向传播将会失败"),
+                       "它在 {save} 被仍然存活的计算图保存（版本 {saved} -> {now}）；若再对该计算图反向传播将会失败"),
         "warn_silent": ("gradguard trace: 警告 [silent-write]：{write} 的 {op} 改写了一个 {shape} {dtype} 张量，"
                         "它在 {save} 被仍然存活的计算图保存，版本没有增加；对该计算图反向传播会悄悄使用新值"),
         "error_prefix": "gradguard trace: 错误 [stale-save]",
@@ -285,7 +299,9 @@ def _why_stale(tr, lang, tensor, node, save_file, save_line, write, saved, now, 
         return tr["why_unseen"].format(n=now - saved), tr["fix_plain"]
     if write.via.startswith("torch.optim"):
         current = sites[-1] if sites else None
-        if current is not None and current[0] > k_at_save + 1:
+        between = [site for site in sites[:-1] if site[0] > k_at_save] if current else []
+        if current is not None and any(site[1:3] == current[1:3] for site in between):
+            # The failing backward() line already ran once since the save: an earlier iteration's graph.
             n, bfile, bline, _ = current
             bline_text = f" ({_loc(bfile, bline)})" if lang == "en" else f"（{_loc(bfile, bline)}）"
             common = dict(save=save_line, k=_nth(k_at_save + 1, lang), n=_nth(n, lang), bline=bline_text,
@@ -297,6 +313,10 @@ def _why_stale(tr, lang, tensor, node, save_file, save_line, write, saved, now, 
                 return (tr["why_optim_retained"].format(through=through, carry_stmt=stmt, **common),
                         tr["fix_optim_retained"].format(var=var, src=src))
             return tr["why_optim_retained_nocarry"].format(**common), tr["fix_optim_retained_nocarry"]
+        if current is not None and between:
+            first = between[0]
+            return (tr["why_optim_shared"].format(save=save_line, b1=first[2], write=write.line, b2=current[2]),
+                    tr["fix_optim_shared"])
         return tr["why_optim"].format(write=write.line, save=save_line), tr["fix_optim"]
     if write.file == save_file and write.line == save_line:
         return tr["why_same_line"].format(line=save_line), tr["fix_same_line"]
@@ -342,7 +362,8 @@ def silent_write(*, tensor, node, save_file, save_line, version, write, lang) ->
 
 def _block(tr, title, shape, dtype, node_text, save_file, save_line, saved, write_line, now_line, why, fix) -> str:
     def row(label: str, value: str) -> str:
-        return f"  {label:<8} {value}"
+        width = sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in label)
+        return f"  {label}{' ' * max(1, 9 - width)}{value}"
 
     rows = [
         title,

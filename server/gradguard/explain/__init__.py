@@ -1,0 +1,477 @@
+"""gradguard explain: read a traceback (or just torch's error text) and explain the autograd error.
+
+Use::
+
+    gradguard explain [--format text|json] [--lang en|zh] [--no-static] [FILE | -]
+    python -m gradguard.explain traceback.txt
+
+It identifies which known error it is (saved tensor modified / leaf in-place / view of a leaf /
+multi-output views / no_grad view / out= / overlapping write / backward twice / inference tensors
+/ ...), decodes the tensor (``[torch.FloatTensor [1, 1]]``), the ``output K of X`` clause (node
+names of torch 1.x and 2.x: ``SelectBackward``, ``SelectBackward0``, ``Select``; ``AsStrided`` =
+a view whose base changed, such as a weight changed by ``opt.step()``) and the versions, ranks
+likely causes, and lists candidate lines: the lines ``gradguard trace`` named (when the text
+comes from it), the forward line anomaly mode printed, and the findings of the static engine
+(``gradguard.engine.check_file``) on the user files the traceback names.
+
+This package never imports torch: it only reads text.
+
+JSON output (``--format json``)::
+
+    {"version": 1,
+     "errors": [{"kind": str, "title": str, "message": str, "meaning": str, "fix": str,
+                 "raised_at": {"file", "line", "code"} | null,
+                 "tensor": {"type", "dtype", "shape", "device"} | null,
+                 "output_of": {"raw", "op", "node", "category", "text"} | null,
+                 "versions": {"saved", "now", "writes"} | null,
+                 "causes": [{"id", "text"}],           # most likely first
+                 "candidates": [{"file", "line", "source", "code", "message", "text"}]}]}
+
+Exit status: 0 when a known error was explained, 1 when none was recognised, 2 on usage or I/O error.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import sys
+import sysconfig
+from dataclasses import asdict, dataclass, field
+
+from . import catalog
+
+_FRAME = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+)(?:, in (?P<func>.+))?$')
+_ANOMALY = re.compile(r"Error detected in (?P<node>\w+)\. Traceback of forward call that caused the error:")
+_TRACE_EN = re.compile(
+    r"saved for (?P<node>\S+) at (?P<sfile>.+?):(?P<sline>\d+) \(version (?P<saved>\d+)\) was modified in place "
+    r"at (?P<wfile>.+?):(?P<wline>\d+) by (?P<op>\S+)")
+_TRACE_ZH = re.compile(
+    r"在 (?P<sfile>.+?):(?P<sline>\d+) 为 (?P<node>\S+) 保存的 .*?（版本 (?P<saved>\d+)）在 (?P<wfile>.+?):(?P<wline>\d+) "
+    r"被 (?P<op>[^\s（]+)")
+_TRACE_SILENT = re.compile(
+    r"saved for (?P<node>\S+) at (?P<sfile>.+?):(?P<sline>\d+) was overwritten at (?P<wfile>.+?):(?P<wline>\d+) "
+    r"by (?P<op>\S+)")
+
+_DTYPES = {"Float": "float32", "Double": "float64", "Half": "float16", "BFloat16": "bfloat16", "Long": "int64",
+           "Int": "int32", "Short": "int16", "Char": "int8", "Byte": "uint8", "Bool": "bool",
+           "ComplexFloat": "complex64", "ComplexDouble": "complex128"}
+
+L = {
+    "en": {
+        "head": "gradguard explain: {title}", "sep": ": ", "error": "error", "raised": "raised at", "tensor": "tensor",
+        "output": "output of", "versions": "versions", "meaning": "what it means", "causes": "likely causes",
+        "candidates": "candidate lines", "fix": "usual fix", "next": "next step",
+        "versions_text": "saved at version {saved}, now at version {now}: {writes} in-place write(s) happened "
+                         "between the save and this backward()",
+        "versions_param": " (a fresh nn.Linear weight starts at version 1; every optimizer step adds 1)",
+        "tensor_text": "{shape} {dtype}{device} ({type})",
+        "output_nr": "output {nr} of {raw}",
+        "src_trace": "gradguard trace", "src_anomaly": "anomaly mode", "src_static": "static",
+        "src_traceback": "traceback",
+        "trace_save": "saved for backward here ({node}, version {saved})",
+        "trace_write": "written in place here by {op}",
+        "anomaly_line": "forward op whose backward failed ({node}): where the tensor was saved, not where it was written",
+        "raised_line": "where the error was raised",
+        "next_trace": "run the program under `gradguard trace` to name the exact line that saved the tensor and the "
+                      "line that wrote it",
+        "unknown": "gradguard explain: no known autograd error found in the input",
+        "static_missing": "(static engine not available: candidate lines from the static rules are not listed)",
+    },
+    "zh": {
+        "head": "gradguard explain：{title}", "sep": "：", "error": "错误", "raised": "抛出位置", "tensor": "张量",
+        "output": "来源", "versions": "版本", "meaning": "含义", "causes": "可能原因",
+        "candidates": "候选代码行", "fix": "常见修复", "next": "下一步",
+        "versions_text": "保存时版本为 {saved}，现在为 {now}：保存之后、本次 backward() 之前发生了 {writes} 次原地操作",
+        "versions_param": "（新建的 nn.Linear 权重版本从 1 开始；每次优化器更新加 1）",
+        "tensor_text": "{shape} {dtype}{device}（{type}）",
+        "output_nr": "{raw} 的第 {nr} 个输出",
+        "src_trace": "gradguard trace", "src_anomaly": "异常检测", "src_static": "静态检查",
+        "src_traceback": "调用栈",
+        "trace_save": "在这里为反向传播保存（{node}，版本 {saved}）",
+        "trace_write": "在这里被 {op} 原地修改",
+        "anomaly_line": "反向计算失败的前向操作（{node}）：这是张量被保存的位置，而不是被写入的位置",
+        "raised_line": "错误抛出的位置",
+        "next_trace": "用 `gradguard trace` 运行程序，找出保存张量的那一行和写入它的那一行",
+        "unknown": "gradguard explain：输入中没有找到已知的 autograd 错误",
+        "static_missing": "（静态引擎不可用：未列出静态规则找到的候选行）",
+    },
+}
+
+
+@dataclass
+class Frame:
+    file: str
+    line: int
+    func: str
+    code: str
+
+
+@dataclass
+class Candidate:
+    file: str
+    line: int
+    source: str  # "trace" | "anomaly" | "static" | "traceback"
+    code: str = ""
+    message: str = ""
+    text: str = ""  # the source line
+
+
+@dataclass
+class Explanation:
+    kind: str
+    title: str
+    message: str
+    meaning: str
+    fix: str
+    raised_at: dict | None = None
+    tensor: dict | None = None
+    output_of: dict | None = None
+    versions: dict | None = None
+    causes: list = field(default_factory=list)
+    candidates: list = field(default_factory=list)
+    static_available: bool = True
+
+
+# ---------------------------------------------------------------------------------------------
+# Parsing
+
+
+def parse_frames(text: str) -> list[Frame]:
+    lines = text.splitlines()
+    frames = []
+    for i, line in enumerate(lines):
+        m = _FRAME.match(line)
+        if m:
+            code = lines[i + 1].strip() if i + 1 < len(lines) and not _FRAME.match(lines[i + 1]) else ""
+            frames.append(Frame(m.group("file"), int(m.group("line")), (m.group("func") or "").strip(), code))
+    return frames
+
+
+_LIB_PREFIXES = tuple(
+    os.path.abspath(p) + os.sep for p in {sysconfig.get_paths().get(k) for k in ("stdlib", "purelib", "platlib")} if p)
+
+
+def is_user_file(path: str) -> bool:
+    if path.startswith("<") or "site-packages" in path or "dist-packages" in path:
+        return False
+    if re.search(r"[/\\]lib[/\\]python\d[\d.]*[/\\]", path) or re.search(r"[/\\]Lib[/\\]", path):
+        return False  # the standard library, also on other machines
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+    return not os.path.abspath(path).startswith(_LIB_PREFIXES + (here,))
+
+
+def find_errors(text: str) -> list[tuple[catalog.ErrorKind, re.Match]]:
+    """Every known error message in the text, in order of appearance, without overlaps."""
+    found: list[tuple[catalog.ErrorKind, re.Match]] = []
+    taken: list[tuple[int, int]] = []
+    for kind in catalog.KINDS:
+        for m in kind.pattern.finditer(text):
+            if any(m.start() < end and start < m.end() for start, end in taken):
+                continue
+            taken.append((m.start(), m.end()))
+            found.append((kind, m))
+    found.sort(key=lambda item: item[1].start())
+    # The same error printed twice (chained exceptions, a log) counts once.
+    unique, seen = [], set()
+    for kind, m in found:
+        if m.group(0) not in seen:
+            seen.add(m.group(0))
+            unique.append((kind, m))
+    return unique
+
+
+def _tensor(m: re.Match) -> dict | None:
+    if "type" not in m.re.groupindex or not m.group("type"):
+        return None
+    type_name = m.group("type")
+    shape = [int(s) for s in re.findall(r"\d+", m.group("shape") or "")]
+    core = type_name.split(".")[-1].removesuffix("Tensor")
+    device = "cuda" if ".cuda." in type_name else ("cpu" if type_name.startswith("torch.") else "")
+    return {"type": type_name, "dtype": _DTYPES.get(core, core.lower()), "shape": shape, "device": device}
+
+
+# ---------------------------------------------------------------------------------------------
+# Explaining
+
+
+def explain(text: str, lang: str = "en", run_static: bool = True) -> list[Explanation]:
+    """Explain every known autograd error in `text` (the most relevant, the last one, comes last)."""
+    lang = lang if lang in L else "en"
+    frames = parse_frames(text)
+    user_frames = [f for f in frames if is_user_file(f.file)]
+    static = _static_candidates(user_frames, lang) if run_static else None
+    results = []
+    for kind, m in find_errors(text):
+        results.append(_explain_one(kind, m, text, frames, user_frames, static, lang))
+    return results
+
+
+def _explain_one(kind, m, text, frames, user_frames, static, lang) -> Explanation:
+    ex = Explanation(kind=kind.id, title=kind.title[lang], message=m.group(0), meaning=kind.meaning[lang],
+                     fix=kind.fix[lang])
+    raised = _raised_at(frames, user_frames, m, text)
+    if raised is not None:
+        ex.raised_at = {"file": raised.file, "line": raised.line, "code": raised.code}
+    groups = m.re.groupindex
+    if kind.id == "saved-tensor-modified":
+        ex.tensor = _tensor(m)
+        raw = m.group("op") if "op" in groups else None
+        if m.group("now") is not None:
+            category, op_text = catalog.describe_op(raw, lang)
+            if raw:
+                op, node = catalog.normalize_op(raw)
+                ex.output_of = {"raw": raw, "nr": int(m.group("nr")), "op": op, "node": node,
+                                "category": category, "text": op_text}
+            else:
+                ex.output_of = {"raw": None, "nr": None, "op": None, "node": None, "category": category,
+                                "text": op_text}
+            saved, now = int(m.group("saved")), int(m.group("now"))
+            ex.versions = {"saved": saved, "now": now, "writes": now - saved}
+        ex.causes = _rank_causes(ex, text, user_frames, lang)
+    elif kind.id in ("multi-output-view", "multi-output-view-base"):
+        raw = m.group("op")
+        op, node = catalog.normalize_op(raw)
+        category, op_text = catalog.describe_op(raw, lang)
+        ex.output_of = {"raw": raw, "nr": int(m.group("nr")), "op": op, "node": node, "category": category,
+                        "text": op_text}
+    elif kind.id == "backward-twice":
+        ex.causes = [{"id": "carried-state", "text": _carried_cause(lang)}]
+    ex.candidates = _candidates(ex, text, raised, static, lang)
+    ex.static_available = static is not None and static is not _NO_ENGINE
+    return ex
+
+
+def _carried_cause(lang: str) -> str:
+    return ("state carried across loop iterations without .detach() (a hidden state, a running total of "
+            "tensors), so the new loss reaches the previous iteration's freed graph"
+            if lang == "en" else
+            "跨循环迭代传递的状态没有分离（`detach()`）（隐状态、张量累加和等），新的损失会经过上一轮已释放的计算图")
+
+
+def _raised_at(frames, user_frames, m, text) -> Frame | None:
+    """The last user frame printed before this error's message."""
+    before = [f for f in user_frames if text.find(f'File "{f.file}", line {f.line}') < m.start()]
+    return before[-1] if before else (user_frames[-1] if user_frames else None)
+
+
+def _rank_causes(ex: Explanation, text: str, user_frames: list[Frame], lang: str) -> list[dict]:
+    scores = {cause: 0 for cause in catalog.CAUSES}
+    category = (ex.output_of or {}).get("category", "none")
+    shape = (ex.tensor or {}).get("shape") or []
+    if category == "AsStrided":
+        if len(shape) >= 2:
+            scores["optimizer-step"] += 10
+            scores["index-loop"] += 4
+        else:
+            scores["index-loop"] += 10
+            scores["optimizer-step"] += 4
+        scores["alias"] += 3
+    elif category == "CopySlices":
+        scores["index-loop"] += 10
+        scores["input-inplace"] += 6
+    elif category == "view":
+        scores["alias"] += 8
+        scores["index-loop"] += 6
+        scores["input-inplace"] += 5
+    elif category == "output":
+        scores["output-inplace"] += 10
+        scores["alias"] += 4
+    elif category == "arith":
+        scores["input-inplace"] += 10
+        scores["alias"] += 3
+        scores["output-inplace"] += 2
+    elif category == "none":
+        scores["leaf-update"] += 10
+        scores["optimizer-step"] += 6
+    else:
+        scores["input-inplace"] += 6
+        scores["optimizer-step"] += 4
+    code = "\n".join(f.code for f in user_frames)
+    if "retain_graph=True" in code or "retain_graph=True" in text:
+        scores["optimizer-step"] += 6
+    if re.search(r"\.step\(\)", text):
+        scores["optimizer-step"] += 3
+    if re.search(r"inplace\s*=\s*True", text):
+        scores["output-inplace"] += 4
+    ranked = sorted((c for c in scores if scores[c] > 0), key=lambda c: -scores[c])
+    return [{"id": c, "text": catalog.CAUSES[c][lang]} for c in ranked[:4]]
+
+
+_NO_ENGINE = object()
+
+
+def _static_candidates(user_frames: list[Frame], lang: str = "en"):
+    """{file: [Candidate]} from the static engine, or _NO_ENGINE when it is not installed yet."""
+    try:
+        from gradguard.engine import check_file  # lazily: the engine may not exist in this checkout
+    except Exception:
+        return _NO_ENGINE
+    results: dict[str, list[Candidate]] = {}
+    for path in dict.fromkeys(f.file for f in user_frames):
+        if not os.path.isfile(path):
+            continue
+        try:
+            try:
+                report = check_file(path, lang=lang)
+            except TypeError:
+                report = check_file(path)
+        except Exception:
+            continue
+        found = []
+        for finding in getattr(report, "findings", []):
+            line = finding.span.start_line + 1
+            found.append(Candidate(path, line, "static", getattr(finding, "code", ""),
+                                   getattr(finding, "message", ""), _line(path, line)))
+        results[path] = found
+    return results
+
+
+def _line(path: str, line: int) -> str:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            for number, text in enumerate(fh, start=1):
+                if number == line:
+                    return text.strip()
+    except OSError:
+        pass
+    return ""
+
+
+def _candidates(ex: Explanation, text: str, raised: Frame | None, static, lang: str) -> list[dict]:
+    lx = L[lang]
+    out: list[Candidate] = []
+    for pattern in (_TRACE_EN, _TRACE_ZH, _TRACE_SILENT):
+        for m in pattern.finditer(text):
+            g = m.groupdict()
+            out.append(Candidate(g["wfile"], int(g["wline"]), "trace", "",
+                                 lx["trace_write"].format(op=g["op"]), _line(g["wfile"], int(g["wline"]))))
+            out.append(Candidate(g["sfile"], int(g["sline"]), "trace", "",
+                                 lx["trace_save"].format(node=g["node"], saved=g.get("saved") or "?"),
+                                 _line(g["sfile"], int(g["sline"]))))
+    anomaly = _ANOMALY.search(text)
+    if anomaly:
+        tail = parse_frames(text[anomaly.end():].split("Traceback (most recent call last)")[0])
+        forward = [f for f in tail if is_user_file(f.file)]
+        if forward:
+            f = forward[-1]
+            out.append(Candidate(f.file, f.line, "anomaly", "", lx["anomaly_line"].format(node=anomaly.group("node")),
+                                 f.code))
+    if isinstance(static, dict):
+        for found in static.values():
+            out.extend(found)
+    if raised is not None:
+        out.append(Candidate(raised.file, raised.line, "traceback", "", lx["raised_line"], raised.code))
+    unique, seen = [], set()
+    for c in out:
+        key = (c.file, c.line, c.source, c.code, c.message)
+        if key not in seen:
+            seen.add(key)
+            unique.append(asdict(c))
+    return unique
+
+
+# ---------------------------------------------------------------------------------------------
+# Rendering
+
+
+def render_text(explanations: list[Explanation], lang: str = "en") -> str:
+    lx = L[lang if lang in L else "en"]
+    if not explanations:
+        return lx["unknown"]
+    blocks = []
+    for ex in explanations:
+        rows = [lx["head"].format(title=ex.title), _row(lx["error"], ex.message)]
+        if ex.raised_at:
+            rows.append(_row(lx["raised"], f"{_short(ex.raised_at['file'])}:{ex.raised_at['line']}  "
+                                             f"{ex.raised_at['code']}"))
+        if ex.tensor:
+            t = ex.tensor
+            device = "" if t["device"] in ("", "cpu") else f" {t['device']}"
+            rows.append(_row(lx["tensor"], lx["tensor_text"].format(shape=t["shape"], dtype=t["dtype"],
+                                                                    device=device, type=t["type"])))
+        if ex.output_of:
+            o = ex.output_of
+            head = lx["output_nr"].format(nr=o["nr"], raw=o["raw"]) + lx["sep"] if o["raw"] else ""
+            rows.append(_row(lx["output"], head + o["text"]))
+        if ex.versions:
+            v = ex.versions
+            note = lx["versions_text"].format(**v)
+            if (ex.output_of or {}).get("category") in ("AsStrided", "none") and v["saved"] >= 1:
+                note += lx["versions_param"]
+            rows.append(_row(lx["versions"], note))
+        rows.append(_row(lx["meaning"], ex.meaning))
+        if ex.causes:
+            rows.append(f"  {lx['causes']}:")
+            rows.extend(f"    {i}. {c['text']}" for i, c in enumerate(ex.causes, start=1))
+        if ex.candidates:
+            rows.append(f"  {lx['candidates']}:")
+            for c in ex.candidates:
+                label = lx["src_" + c["source"]] + (f" {c['code']}" if c["code"] else "")
+                rows.append(f"    {_short(c['file'])}:{c['line']}  {c['text']}")
+                rows.append(f"        [{label}] {c['message']}")
+        if not ex.static_available:
+            rows.append("  " + lx["static_missing"])
+        rows.append(_row(lx["fix"], ex.fix))
+        if ex.kind == "saved-tensor-modified" and not any(c["source"] == "trace" for c in ex.candidates):
+            rows.append(_row(lx["next"], lx["next_trace"]))
+        blocks.append("\n".join(rows))
+    return "\n\n".join(blocks)
+
+
+def _row(label: str, value: str) -> str:
+    import unicodedata
+
+    width = sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in label)
+    return f"  {label}{' ' * max(1, 15 - width)}{value}"
+
+
+def _short(path: str) -> str:
+    try:
+        rel = os.path.relpath(path)
+    except ValueError:
+        return path
+    return path if rel.startswith("..") else rel
+
+
+def to_json(explanations: list[Explanation]) -> dict:
+    errors = []
+    for ex in explanations:
+        d = asdict(ex)
+        d.pop("static_available")
+        errors.append(d)
+    return {"version": 1, "errors": errors}
+
+
+# ---------------------------------------------------------------------------------------------
+# Command line
+
+
+def main(argv: list[str]) -> int:
+    """Entry point for `gradguard explain ...`: 0 explained, 1 nothing recognised, 2 usage/I-O error."""
+    parser = argparse.ArgumentParser(prog="gradguard explain",
+                                     description="Explain a PyTorch autograd error from a traceback or its text.")
+    parser.add_argument("input", nargs="?", default="-", help="file with the traceback, or - for stdin (default)")
+    parser.add_argument("--format", choices=("text", "json"), default="text")
+    parser.add_argument("--lang", choices=("en", "zh"), default="en")
+    parser.add_argument("--no-static", action="store_true",
+                        help="do not run the static engine on the files the traceback names")
+    try:
+        opts = parser.parse_args(argv)
+    except SystemExit as exc:
+        return int(exc.code or 0)
+    try:
+        if opts.input == "-":
+            text = sys.stdin.read()
+        else:
+            with open(opts.input, encoding="utf-8", errors="replace") as fh:
+                text = fh.read()
+    except OSError as exc:
+        print(f"gradguard explain: {opts.input}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    explanations = explain(text, lang=opts.lang, run_static=not opts.no_static)
+    if opts.format == "json":
+        print(json.dumps(to_json(explanations), indent=2, ensure_ascii=False))
+    else:
+        print(render_text(explanations, opts.lang))
+    return 0 if explanations else 1
