@@ -713,7 +713,7 @@ class Scope:
                  t.name, what, via_index=t.view_kind == "index",
                  loop=self.loops[-1][0] if self.loops else None,
                  iteration=self.loops[-1][1] if self.loops else 0, top=self.top,
-                 expr=t.origin if not t.name else None)
+                 expr=t.origin if not t.name else None, tensor=t)
         self.facts.saves.append(s)
         return s
 
@@ -854,6 +854,7 @@ class Scope:
             return self.self_attrs[attr]
         expr = self.class_info.attrs.get(attr) if self.class_info else None
         value = None
+        self.self_attrs[attr] = None  # `self.x = f(self.x)` in __init__ must not recurse
         if isinstance(expr, cst.Call):
             q = self.a.callee_qualname(expr)
             if q == "torch.nn.Parameter":
@@ -992,6 +993,11 @@ class Scope:
             return self.eval_builtin(func.value, node)
         if q is not None:
             return self.eval_qualified_call(q, node)
+        if (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self"
+                and self.class_info is not None):
+            callee = self.self_attr(func.attr.value, func)
+            args = [self.eval(a.value) for a in node.args]
+            return self.call_module(callee, args, node) if isinstance(callee, Module) else None
         if isinstance(func, cst.Attribute):
             receiver = self.eval(func.value)
             return self.eval_method(receiver, func.attr.value, node)
@@ -1072,6 +1078,11 @@ class Scope:
             has_params = True if any(c.has_params for c in children) else (False if known else None)
             m = self._new_module("torch.nn.Sequential", None, has_params, node)
             m.children = children if known else None
+            for child in children:
+                # `seq.parameters()` are the children's parameters: one counter stands for all of them
+                child.params_counter = m.params_counter
+                child.params_storage = m.params_storage
+            m.saves_input = "params" if sum(1 for c in children if c.has_params) >= 2 else "single"
             return m
         if q in self.a.classes:
             self.args_of(node)

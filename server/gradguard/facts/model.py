@@ -87,6 +87,7 @@ class Save:
     iteration: int = 0
     freed_by: cst.CSTNode | None = None  # the backward() that freed this save's graph
     expr: cst.CSTNode | None = None  # the expression that produced the saved tensor (for messages)
+    tensor: object = None  # the Tensor value (its name may be bound after the save)
     top: cst.CSTNode | None = None
 
 

@@ -103,6 +103,8 @@ STALE_MATCH = "one of the variables needed for gradient computation has been mod
 def saved_name(save, ctx: RuleContext | None = None) -> str:
     if save.tensor_name:
         return f"`{save.tensor_name}`"
+    if save.tensor is not None and getattr(save.tensor, "name", "") and save.what != "parameters":
+        return f"`{save.tensor.name}`"
     if ctx is not None and save.expr is not None:
         return f"`{_short(ctx.code(save.expr))}`"
     return "a tensor" if ctx is None or ctx.lang != "zh" else "一个张量"

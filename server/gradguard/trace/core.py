@@ -20,6 +20,7 @@ import itertools
 import os
 import sys
 import sysconfig
+import weakref
 from collections import deque
 from dataclasses import dataclass
 
@@ -93,12 +94,12 @@ class SavedTensor:
                  "pack_node", "pack_view", "output_nr", "ref", "tracer", "reported")
 
     def __del__(self):
-        tracer = self.tracer
-        if tracer is not None and self.key is not None:
-            try:
+        try:
+            tracer = self.tracer
+            if tracer is not None and self.key is not None:
                 tracer._release(self.key, self.seq)
-            except Exception:  # interpreter shutdown
-                pass
+        except Exception:  # a half-built record, or interpreter shutdown
+            pass
 
 
 @dataclass
@@ -296,7 +297,7 @@ class Tracer:
         rec.output_nr = t.output_nr
         rec.reported = False
         try:
-            rec.ref = _weakref(t)
+            rec.ref = weakref.ref(t)
         except TypeError:
             rec.ref = None
         key = rec.key = _storage_key(t)
@@ -423,12 +424,6 @@ class Tracer:
         if self.strict:
             raise RuntimeError(finding.error_text)
         self.emit(finding.text)
-
-
-def _weakref(t):
-    import weakref
-
-    return weakref.ref(t)
 
 
 def _current_node_name() -> str | None:

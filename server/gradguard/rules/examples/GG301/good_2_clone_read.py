@@ -1,0 +1,12 @@
+import torch
+
+torch.manual_seed(0)
+T, H = 4, 3
+W_hh = torch.nn.Parameter(torch.randn(H, H) * 0.3)
+W_xh = torch.nn.Parameter(torch.randn(2, H) * 0.3)
+xs = torch.randn(T, 2)
+hs = torch.zeros(T + 1, H)
+for t in range(T):
+    hs[t + 1] = torch.tanh(hs[t].clone() @ W_hh + xs[t] @ W_xh)
+loss = hs[1:].pow(2).mean()
+loss.backward()
