@@ -27,6 +27,9 @@ class Engine:
 
     def __init__(self, cache: ParseCache | None = None):
         self.cache = cache or ParseCache()
+        # (id(block module), file context) -> (module, Facts of that block's functions); the module is kept
+        # in the value so that an id is never reused for another module while its entry lives.
+        self.block_facts = _LRU(4000)
 
     def check(self, text: str, path: str = "<stdin>", config: Config | None = None, lang: str | None = None) -> Report:
         """Analyse one file's text and return its findings (suppressions and config applied)."""
@@ -46,7 +49,7 @@ class Engine:
         good = [pb for pb in parsed if pb.module is not None]
         quiet = {id(pb.module) for pb in good if not WRITE_HINT.search(pb.block.text)}
         try:
-            analysis = FileAnalysis(modules, quiet)
+            analysis = FileAnalysis(modules, quiet, self.block_facts)
             facts = analysis.run()
         except RecursionError:
             log.warning("%s: too deeply nested to analyse", path)
@@ -72,6 +75,17 @@ class Engine:
     def check_file(self, path: str | Path, config: Config | None = None, lang: str | None = None) -> Report:
         data = Path(path).read_bytes()
         return self.check(decode_source(data), str(path), config, lang)
+
+
+class _LRU(dict):
+    def __init__(self, size: int):
+        super().__init__()
+        self.size = size
+
+    def __setitem__(self, key, value):
+        if len(self) >= self.size:
+            del self[next(iter(self))]
+        super().__setitem__(key, value)
 
 
 def decode_source(data: bytes) -> str:

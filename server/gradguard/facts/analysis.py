@@ -166,6 +166,14 @@ class Facts:
         self.locator = None  # set by the engine: finds nodes' spans
         self.imports: dict[str, str] = {}
 
+    def merge(self, other: "Facts") -> None:
+        """Add a block's cached facts to this file's."""
+        for problem in other.problems:
+            self.add_problem(problem)
+        self.name_values.update(other.name_values)
+        self.expr_values.update(other.expr_values)
+        self.saves.extend(other.saves)
+
     def tensor_at(self, line: int, col: int) -> TensorFacts | None:
         """Facts about the tensor named at a 0-based (line, code-point column), if the analysis knows it."""
         if self.locator is None:
@@ -212,7 +220,9 @@ class Facts:
 class FileAnalysis:
     """Runs the interpreter over every scope of one file's parsed blocks."""
 
-    def __init__(self, modules: list[cst.Module], quiet_modules: set[int] | frozenset = frozenset()):
+    def __init__(self, modules: list[cst.Module], quiet_modules: set[int] | frozenset = frozenset(),
+                 block_cache: dict | None = None):
+        self.block_cache = block_cache
         # quiet_modules: ids of block modules whose text has no in-place write, step() or backward(): their
         # functions cannot produce a problem, so they are not interpreted (the module-level code always is).
         self.quiet_modules = quiet_modules
@@ -292,12 +302,33 @@ class FileAnalysis:
             for stmt in self.statements:
                 module_scope.top = stmt
                 module_scope.run_stmt(stmt)
+        signature = self._context_signature()
+        file_facts = self.facts
         for module in self.modules:
             if id(module) in self.quiet_modules:
                 continue
-            for stmt in module.body:
-                self._run_definitions(stmt, class_info=None, top=stmt)
-        return self.facts
+            if not any(isinstance(stmt, (cst.FunctionDef, cst.ClassDef)) for stmt in module.body):
+                continue
+            # A def/class block's scopes depend only on its own text and on the file's imports and classes:
+            # results are cached per block, so an edit in one function re-interprets that function only.
+            key = (id(module), signature)
+            cached = self.block_cache.get(key) if self.block_cache is not None else None
+            if cached is None or cached[0] is not module:
+                self.facts = Facts()
+                self.facts.imports = self.imports
+                for stmt in module.body:
+                    self._run_definitions(stmt, class_info=None, top=stmt)
+                cached = (module, self.facts)
+                if self.block_cache is not None:
+                    self.block_cache[key] = cached
+                self.facts = file_facts
+            file_facts.merge(cached[1])
+        return file_facts
+
+    def _context_signature(self) -> tuple:
+        classes = tuple(sorted((c.name, c.is_module, c.param_layers, c.unknown_children, tuple(sorted(c.attrs)))
+                               for c in self.classes.values()))
+        return (tuple(sorted(self.imports.items())), classes)
 
     def _run_definitions(self, stmt: cst.CSTNode, class_info: ClassInfo | None, top: cst.CSTNode) -> None:
         if isinstance(stmt, cst.FunctionDef):
@@ -483,7 +514,11 @@ class Scope:
         elif isinstance(small, cst.AugAssign):
             self.run_augassign(small, stmt)
         elif isinstance(small, cst.Expr):
-            self.eval(small.value)
+            value = self.eval(small.value)
+            if isinstance(value, _ContextMarker) and isinstance(small.value, cst.Call):
+                q = self.a.callee_qualname(small.value)
+                if q in ("torch.set_grad_enabled", "torch.autograd.set_grad_enabled"):
+                    self.grad = value.mode  # `torch.set_grad_enabled(False)` as a statement switches the mode
         elif isinstance(small, cst.Return):
             if small.value is not None:
                 value = self.eval(small.value)

@@ -166,8 +166,9 @@ class RuleContext:
             return None
         indent = self.indent_of(span.start_line)
         lines = [self.source.line_text(i) for i in range(span.start_line, span.end_line + 1)]
-        if span.end_col < len(lines[-1]):
-            return None
+        rest = lines[-1][span.end_col:].strip()
+        if rest and not rest.startswith("#"):
+            return None  # another statement follows on the same line
         body = "\n".join("    " + line if line.strip() else line for line in lines)
         text = f"{indent}with {torch}.no_grad():\n{body}"
         end_line = span.end_line
