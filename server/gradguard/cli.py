@@ -419,12 +419,16 @@ def cmd_check(args: argparse.Namespace) -> int:
         if text:
             print(text, file=stream)
         checked = sum(1 for r in results if not r.error)
+        unparsed = sum(1 for r in results if r.notes)
         fixable = sum(1 for r in results for f in r.findings if f.fix)
         summary = (f"Found {findings} problem(s) in {checked} file(s)" + (f"; {fixable} fixable with --fix"
                    + (" --unsafe-fixes" if any(f.fix and f.fix.applicability != SAFE for r in results for f in r.findings) else "")
                    if fixable else "") + "." if findings else f"All checks passed ({checked} file(s)).")
         if lang == "zh":
             summary = (f"在 {checked} 个文件中发现 {findings} 个问题。" if findings else f"全部通过（{checked} 个文件）。")
+        if unparsed:
+            summary += (f" {unparsed} file(s) had code that could not be parsed (reported above; the rest was checked)."
+                        if lang != "zh" else f" {unparsed} 个文件中有无法解析的代码（见上文；其余部分已检查）。")
         print(summary, file=stream)
     if findings:
         status = max(status, EXIT_FINDINGS) if status != EXIT_ERROR else status

@@ -6,6 +6,7 @@ something to report (libcst's PositionProvider costs more than the parse).
 """
 from __future__ import annotations
 
+import ast
 from collections import OrderedDict
 from dataclasses import dataclass
 
@@ -85,6 +86,14 @@ def _parse_text(text: str):
     try:
         return cst.parse_module(text), None
     except cst.ParserSyntaxError as exc:
+        # CPython's own parser names the place and the reason better than libcst's message does.
+        try:
+            compile(text, "<block>", "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
+        except SyntaxError as syntax:
+            line = max((syntax.lineno or 1) - 1, 0)
+            return None, f"syntax error: {syntax.msg}", (line, max((syntax.offset or 1) - 1, 0))
+        except (ValueError, RecursionError, MemoryError):
+            pass
         message = str(exc.message).splitlines()[0] if exc.message else "invalid syntax"
         return None, f"syntax error: {message}", (max(exc.raw_line - 1, 0), max(exc.raw_column, 0))
     except RecursionError:

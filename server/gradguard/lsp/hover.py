@@ -73,7 +73,10 @@ def finding_markdown(finding: Finding, lang: str) -> str:
     t = _T[lang]
     parts = [f"**{finding.code}** `{finding.name}` — {finding.message}"]
     if finding.runtime_error:
-        parts.append(f"{t['runtime']}\n\n```text\n{finding.runtime_error}\n```")
+        error = finding.runtime_error
+        if not error.startswith("RuntimeError"):
+            error = "RuntimeError: " + error
+        parts.append(f"{t['runtime']}\n\n```text\n{error}\n```")
     elif finding.severity == "warning":
         parts.append(t["silent"])
     if finding.explanation:
