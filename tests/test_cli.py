@@ -210,3 +210,25 @@ def test_file_changed_on_disk_during_fix_is_not_overwritten(workdir):
     problem = write_atomically(str(path), original.replace("x[i])", "x[i].clone())"), original)
     assert problem and "changed on disk" in problem
     assert path.read_text().endswith("# edited by the user meanwhile\n")
+
+
+def test_model_class_imported_from_another_file_of_the_project(tmp_path):
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'demo'\n")
+    (tmp_path / "model.py").write_text(
+        "import torch.nn as nn\n\n"
+        "class Gen(nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.net = nn.Sequential(nn.Linear(2, 8), nn.ReLU(), nn.Linear(8, 2))\n\n"
+        "    def forward(self, z):\n"
+        "        return self.net(z)\n")
+    train = tmp_path / "train.py"
+    train.write_text(
+        "import torch\nfrom model import Gen\nG = Gen()\nD = torch.nn.Linear(2, 1)\n"
+        "opt_g = torch.optim.SGD(G.parameters(), lr=0.1)\nfake = G(torch.randn(4, 2))\n"
+        "g_loss = D(fake).mean()\nopt_g.zero_grad()\ng_loss.backward(retain_graph=True)\nopt_g.step()\n"
+        "d_loss = D(fake).mean()\nd_loss.backward()\n")
+    proc = gg("check", "--format", "json", str(train))
+    assert [(d["code"], d["location"]["row"]) for d in json.loads(proc.stdout)] == [("GG401", 10)]
+    result = subprocess.run([sys.executable, str(train)], cwd=tmp_path, capture_output=True, text=True)
+    assert "modified by an inplace operation" in result.stderr  # the finding is real

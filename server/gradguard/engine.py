@@ -30,6 +30,7 @@ class Engine:
         # (id(block module), file context) -> (module, Facts of that block's functions); the module is kept
         # in the value so that an id is never reused for another module while its entry lives.
         self.block_facts = _LRU(4000)
+        self._imported = _LRU(512)  # (path, mtime, size) -> classes of a user module imported by checked files
 
     def check(self, text: str, path: str = "<stdin>", config: Config | None = None, lang: str | None = None) -> Report:
         """Analyse one file's text and return its findings (suppressions and config applied)."""
@@ -49,7 +50,8 @@ class Engine:
         good = [pb for pb in parsed if pb.module is not None]
         quiet = {id(pb.module) for pb in good if not WRITE_HINT.search(pb.block.text)}
         try:
-            analysis = FileAnalysis(modules, quiet, self.block_facts)
+            analysis = FileAnalysis(modules, quiet, self.block_facts,
+                                    external_classes=lambda full: self.imported_class(path, full))
             facts = analysis.run()
         except RecursionError:
             log.warning("%s: too deeply nested to analyse", path)
@@ -71,6 +73,43 @@ class Engine:
         findings.sort(key=lambda f: (f.span.start_line, f.span.start_col, f.code))
         report.findings = _dedupe(findings)
         return report
+
+    def imported_class(self, importer: str, qualified: str):
+        """The ClassInfo of `pkg.module.Class` when that module is a file of the user's project beside `importer`.
+
+        Only reads and parses the file (never imports it). Searches the importer's folder and its parents up to
+        the folder holding pyproject.toml or .git.
+        """
+        module, _, name = qualified.rpartition(".")
+        if not module or not name[:1].isupper() or importer.startswith("<"):
+            return None
+        folder = Path(importer).resolve().parent
+        rel = Path(*module.split("."))
+        for base in [folder, *folder.parents][:6]:
+            for candidate in (base / rel.with_suffix(".py"), base / rel / "__init__.py"):
+                if candidate.is_file():
+                    return self._classes_of(candidate).get(name)
+            if (base / "pyproject.toml").exists() or (base / ".git").exists():
+                break
+        return None
+
+    def _classes_of(self, path: Path) -> dict:
+        try:
+            stat = path.stat()
+            key = (str(path), stat.st_mtime_ns, stat.st_size)
+        except OSError:
+            return {}
+        cached = self._imported.get(key)
+        if cached is None:
+            try:
+                text = decode_source(path.read_bytes())
+            except (OSError, UnicodeDecodeError):
+                return {}
+            source = Source(text, str(path))
+            modules = [pb.module for pb in (self.cache.parse(b) for b in source.blocks) if pb.module is not None]
+            cached = {k: v for k, v in FileAnalysis(modules).classes.items() if "." not in k}
+            self._imported[key] = cached
+        return cached
 
     def check_file(self, path: str | Path, config: Config | None = None, lang: str | None = None) -> Report:
         data = Path(path).read_bytes()

@@ -98,12 +98,19 @@ GUARD_WORDS = ("training", "grad", "inference", "is_scripting", "is_tracing", "j
 
 @dataclass
 class ClassInfo:
+    """What calling a class of the user's code means: a module with how many weight-holding layers."""
+
     name: str
     node: cst.ClassDef
     is_module: bool
     attrs: dict[str, cst.BaseExpression] = field(default_factory=dict)  # self.<attr> = <expr> in __init__
     param_layers: int = 0
     unknown_children: int = 0
+
+
+_LIBRARY_ROOTS = {"torch", "numpy", "np", "os", "sys", "math", "random", "typing", "collections", "functools",
+                  "itertools", "dataclasses", "pathlib", "json", "re", "time", "logging", "argparse", "abc",
+                  "copy", "warnings", "contextlib", "enum", "inspect", "torchvision", "transformers", "timm"}
 
 
 @dataclass(eq=False)
@@ -221,7 +228,7 @@ class FileAnalysis:
     """Runs the interpreter over every scope of one file's parsed blocks."""
 
     def __init__(self, modules: list[cst.Module], quiet_modules: set[int] | frozenset = frozenset(),
-                 block_cache: dict | None = None):
+                 block_cache: dict | None = None, external_classes=None):
         self.block_cache = block_cache
         # quiet_modules: ids of block modules whose text has no in-place write, step() or backward(): their
         # functions cannot produce a problem, so they are not interpreted (the module-level code always is).
@@ -241,6 +248,14 @@ class FileAnalysis:
             elif isinstance(stmt, cst.FunctionDef):
                 self.functions[stmt.name.value] = stmt
         self._settle_classes()
+        if external_classes is not None:
+            # Classes imported from the user's other modules (`from model import Net`), summarised from their files.
+            for local, full in self.imports.items():
+                if full.split(".")[0] in _LIBRARY_ROOTS or local in self.classes:
+                    continue
+                info = external_classes(full)
+                if info is not None:
+                    self.classes[full] = info
 
     # ---- classes --------------------------------------------------------
     def _collect_class(self, node: cst.ClassDef) -> None:
@@ -266,17 +281,33 @@ class FileAnalysis:
             if not info.is_module:
                 continue
             for expr in info.attrs.values():
-                q = self.callee_qualname(expr) if isinstance(expr, cst.Call) else None
-                if q is None:
-                    continue
-                if q == "torch.nn.Parameter":
-                    info.param_layers += 1
-                    continue
-                row = self.ops.by_name.get(q)
-                if row is not None and row.kind == "module":
-                    info.param_layers += 1 if row.params else 0
-                elif q == "torch.nn.Sequential" or q in self.classes or q.startswith("torch.nn."):
+                self._count_layers(expr, info)
+
+    def _count_layers(self, expr, info: ClassInfo) -> None:
+        q = self.callee_qualname(expr) if isinstance(expr, cst.Call) else None
+        if q is None:
+            return
+        if q == "torch.nn.Parameter":
+            info.param_layers += 1
+            return
+        row = self.ops.by_name.get(q)
+        if row is not None and row.kind == "module":
+            info.param_layers += 1 if row.params else 0
+        elif q in ("torch.nn.Sequential", "torch.nn.ModuleList"):
+            for arg in expr.args:
+                if isinstance(arg.value, cst.Call):
+                    self._count_layers(arg.value, info)
+                elif isinstance(arg.value, (cst.List, cst.Tuple)):
+                    for element in arg.value.elements:
+                        self._count_layers(element.value, info)
+                else:
                     info.unknown_children += 1
+        elif q in self.classes and q != info.name:
+            other = self.classes[q]
+            info.param_layers += other.param_layers
+            info.unknown_children += other.unknown_children
+        elif q.startswith("torch.nn."):
+            info.unknown_children += 1
 
     # ---- names ----------------------------------------------------------
     def resolve_dotted(self, expr: cst.BaseExpression) -> str | None:
