@@ -93,7 +93,7 @@ def main(argv: list[str]) -> int:
             print(f"gradguard trace: cannot write {opts.output}: {exc}", file=sys.stderr)
     if opts.format == "json":
         print(json.dumps(doc, indent=2, ensure_ascii=False), file=sys.stderr)
-    elif tracer.findings:
+    elif tracer.findings and opts.output != "-":
         print(report.summary(len(tracer.findings), opts.output, opts.lang), file=sys.stderr)
     return status
 

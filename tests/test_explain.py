@@ -1,0 +1,201 @@
+"""gradguard explain on real tracebacks: each program of tests/trace_programs/ is run under torch
+(plainly, under anomaly mode, and under gradguard trace) and the text it printed is explained."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from gradguard import explain
+from gradguard.explain import catalog
+
+ROOT = Path(__file__).resolve().parents[1]
+PROGRAMS = ROOT / "tests" / "trace_programs"
+
+# One python process runs every failing program (torch is imported once) and records what a user
+# would have seen on the terminal: the traceback, and for anomaly mode the warning printed first.
+COLLECT = r"""
+import io, json, runpy, sys, traceback, warnings
+import torch
+from gradguard import trace
+
+out = {}
+for path in sys.argv[1:]:
+    name = path.rsplit("/", 1)[-1][:-3]
+    try:
+        runpy.run_path(path, run_name="__main__")
+    except RuntimeError:
+        out[name] = traceback.format_exc()
+
+buf = io.StringIO()
+def show(message, category, filename, lineno, file=None, line=None):
+    buf.write(warnings.formatwarning(message, category, filename, lineno, line))
+warnings.showwarning = show
+with torch.autograd.set_detect_anomaly(True):
+    for name in ("index_write_loop", "rnn_retained_step"):
+        buf.seek(0); buf.truncate()
+        try:
+            runpy.run_path(next(p for p in sys.argv[1:] if p.endswith(name + ".py")), run_name="__main__")
+        except RuntimeError:
+            out["anomaly:" + name] = buf.getvalue() + traceback.format_exc()
+
+for name in ("rnn_retained_step", "index_write_loop"):
+    err = io.StringIO()
+    real, sys.stderr = sys.stderr, err
+    try:
+        trace.main(["--output", "-", next(p for p in sys.argv[1:] if p.endswith(name + ".py"))])
+    finally:
+        sys.stderr = real
+    out["trace:" + name] = err.getvalue()
+print(json.dumps(out))
+"""
+
+EXPECTED_KIND = {
+    "leaf_inplace": "leaf-inplace",
+    "index_write_loop": "saved-tensor-modified",
+    "rnn_retained_step": "saved-tensor-modified",
+    "saved_input_modified": "saved-tensor-modified",
+    "saved_output_modified": "saved-tensor-modified",
+    "detach_alias_write": "saved-tensor-modified",
+    "view_base_write": "saved-tensor-modified",
+    "relu_inplace_after_sigmoid": "saved-tensor-modified",
+    "leaf_updated_under_no_grad": "saved-tensor-modified",
+    "two_losses_step_between": "saved-tensor-modified",
+    "gan_wrong_order": "saved-tensor-modified",
+    "rnn_cell_state_foreach": "saved-tensor-modified",
+    "unbind_write": "multi-output-view",
+    "split_no_grad_write": "multi-output-view-base",
+    "no_grad_view_write": "no-grad-view",
+    "out_argument": "out-argument",
+    "backward_twice": "backward-twice",
+    "inference_tensor_saved": "inference-saved",
+}
+
+
+@pytest.fixture(scope="module")
+def tracebacks() -> dict[str, str]:
+    paths = [str(p) for p in sorted(PROGRAMS.glob("*.py"))]
+    proc = subprocess.run([sys.executable, "-c", COLLECT, *paths], capture_output=True, text=True, timeout=300,
+                          cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def test_every_failing_program_produced_a_traceback(tracebacks):
+    assert set(EXPECTED_KIND) <= set(tracebacks)
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED_KIND))
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_explain_identifies_the_error_family(tracebacks, name, lang):
+    found = explain.explain(tracebacks[name], lang=lang, run_static=False)
+    assert found, tracebacks[name]
+    ex = found[-1]
+    assert ex.kind == EXPECTED_KIND[name]
+    assert ex.title == next(k for k in catalog.KINDS if k.id == ex.kind).title[lang]
+    # The raising line is the program's own (not torch's, not runpy's).
+    assert ex.raised_at["file"] == str(PROGRAMS / f"{name}.py")
+    text = explain.render_text(found, lang)
+    if lang == "zh":
+        assert any(term in text for term in ("原地操作", "视图", "反向传播", "叶子张量", "推理张量", "out="))
+    else:
+        assert ex.meaning in text
+
+
+def test_rnn_traceback_decoded(tracebacks):
+    ex = explain.explain(tracebacks["rnn_retained_step"], run_static=False)[-1]
+    assert ex.tensor == {"type": "torch.FloatTensor", "dtype": "float32", "shape": [1, 1], "device": "cpu"}
+    assert ex.output_of["op"] == "AsStrided" and ex.output_of["node"] == "AsStridedBackward0"
+    assert "optimizer.step()" in ex.output_of["text"]
+    assert ex.versions == {"saved": 2, "now": 3, "writes": 1}
+    assert ex.causes[0]["id"] == "optimizer-step"
+    assert ex.raised_at["line"] == 13 and "retain_graph=True" in ex.raised_at["code"]
+
+
+def test_index_loop_ranks_the_index_write_first(tracebacks):
+    ex = explain.explain(tracebacks["index_write_loop"], run_static=False)[-1]
+    assert ex.tensor["shape"] == []
+    assert ex.causes[0]["id"] == "index-loop"
+
+
+@pytest.mark.parametrize("name, op, cause", [
+    ("saved_input_modified", "Add", "input-inplace"),
+    ("saved_output_modified", "Exp", "output-inplace"),
+    ("relu_inplace_after_sigmoid", "Sigmoid", "output-inplace"),
+    ("detach_alias_write", "Tanh", "output-inplace"),
+    ("leaf_updated_under_no_grad", None, "leaf-update"),
+    ("gan_wrong_order", "AsStrided", "optimizer-step"),
+])
+def test_output_clause_maps_to_the_likely_cause(tracebacks, name, op, cause):
+    ex = explain.explain(tracebacks[name], run_static=False)[-1]
+    assert ex.output_of["op"] == op
+    assert ex.causes[0]["id"] == cause
+
+
+def test_anomaly_output_adds_the_forward_line(tracebacks):
+    ex = explain.explain(tracebacks["anomaly:rnn_retained_step"], run_static=False)[-1]
+    anomaly = [c for c in ex.candidates if c["source"] == "anomaly"]
+    assert [(Path(c["file"]).name, c["line"]) for c in anomaly] == [("rnn_retained_step.py", 11)]
+    assert "AddmmBackward0" in anomaly[0]["message"]
+    assert ex.kind == "saved-tensor-modified"
+
+
+def test_tracer_output_gives_both_lines_as_top_candidates(tracebacks):
+    for lang in ("en", "zh"):
+        ex = explain.explain(tracebacks["trace:rnn_retained_step"], lang=lang, run_static=False)[-1]
+        top = [(c["source"], c["line"]) for c in ex.candidates[:2]]
+        assert top == [("trace", 14), ("trace", 11)]
+        assert "next_trace" not in explain.render_text([ex], lang)
+
+
+def test_static_engine_candidates_when_available(tracebacks):
+    ex = explain.explain(tracebacks["rnn_retained_step"])[-1]
+    try:
+        import gradguard.engine  # noqa: F401
+    except ImportError:
+        assert not ex.static_available
+        return
+    static = [c for c in ex.candidates if c["source"] == "static"]
+    assert static, ex.candidates
+    assert all(Path(c["file"]).name == "rnn_retained_step.py" for c in static)
+
+
+def test_torch_1x_node_names_are_mapped():
+    assert catalog.normalize_op("SelectBackward") == ("Select", "SelectBackward")
+    assert catalog.normalize_op("SelectBackward0") == ("Select", "SelectBackward0")
+    assert catalog.normalize_op("AsStrided") == ("AsStrided", "AsStridedBackward0")
+    assert catalog.normalize_op("torch::autograd::CopySlices") == ("CopySlices", "CopySlices")
+    assert catalog.normalize_op("Clamp1") == ("Clamp", "Clamp1Backward0")
+    # torch 1.x wording ("has been used", node names with Backward) is recognised too.
+    ex = explain.explain("RuntimeError: one of the variables needed for gradient computation has been modified by "
+                         "an inplace operation: [torch.cuda.FloatTensor [64, 1]], which is output 0 of TBackward, is "
+                         "at version 2; expected version 1 instead.", run_static=False)[-1]
+    assert ex.output_of["op"] == "T" and ex.tensor["device"] == "cuda"
+    assert explain.explain("a leaf Variable that requires grad has been used in an in-place operation.",
+                           run_static=False)[-1].kind == "leaf-inplace"
+
+
+def test_command_line_reads_stdin_and_prints_json_without_importing_torch(tracebacks, tmp_path):
+    src = tmp_path / "tb.txt"
+    src.write_text(tracebacks["gan_wrong_order"])
+    code = ("import sys, gradguard.explain as e; rc = e.main(sys.argv[1:]); "
+            "assert 'torch' not in sys.modules; sys.exit(rc)")
+    proc = subprocess.run([sys.executable, "-c", code, "--format", "json", "--lang", "zh", "-"],
+                          input=src.read_text(), capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    assert doc["version"] == 1
+    assert doc["errors"][-1]["kind"] == "saved-tensor-modified"
+    assert doc["errors"][-1]["tensor"]["shape"] == [8, 2]
+    assert "优化器更新" in doc["errors"][-1]["causes"][0]["text"]
+
+
+def test_command_line_exit_status(tmp_path, capsys):
+    empty = tmp_path / "empty.txt"
+    empty.write_text("nothing to see\n")
+    assert explain.main([str(empty)]) == 1
+    assert explain.main([str(tmp_path / "missing.txt")]) == 2
+    assert "no known autograd error" in capsys.readouterr().out
