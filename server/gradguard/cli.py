@@ -510,5 +510,15 @@ def main(argv: list[str] | None = None) -> int:
     return EXIT_ERROR
 
 
+def entry() -> int:
+    """Console entry point: a closed pipe (`gradguard check . | head`) ends quietly."""
+    try:
+        return main()
+    except BrokenPipeError:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_FINDINGS
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(entry())

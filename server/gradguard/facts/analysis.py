@@ -57,6 +57,12 @@ NON_TENSOR_METHODS = set(
     "item tolist numpy size dim numel nelement element_size stride storage_offset data_ptr is_contiguous "
     "is_floating_point is_complex untyped_storage get_device __len__ equal allclose".split()
 )
+# Ops whose result is outside the graph (integer or boolean results): they must not carry history.
+NONDIFF = set(
+    "gt lt ge le eq ne greater less greater_equal less_equal not_equal argmax argmin argsort isnan isinf isfinite "
+    "isclose nonzero any all bool long int short byte char logical_not logical_and logical_or logical_xor bitwise_not "
+    "bitwise_and bitwise_or signbit count_nonzero bincount unique searchsorted bucketize histc".split()
+)
 # `*_` methods that do not write tensor data.
 NOT_WRITES = set("requires_grad_ share_memory_ retain_grad_ detach_ _version".split())
 INPLACE_MODULE_ARG_POS = {
@@ -124,6 +130,8 @@ class Carry:
     loop: cst.CSTNode
     tensor: object = None
     used: bool = False  # read in the next iteration before being re-bound
+    use_node: cst.Name | None = None  # that first read (a fix can detach it there)
+    use_top: cst.CSTNode | None = None
 
 
 class _ContextMarker:
@@ -217,7 +225,7 @@ class Facts:
     def add_problem(self, problem: Problem) -> None:
         if problem.top is None and problem.write is not None:
             problem.top = problem.write.top
-        key = (problem.kind, id(problem.node), id(problem.save.node) if problem.save else None)
+        key = (problem.kind, id(problem.node), id(problem.save.node) if problem.save else None, id(problem.carry))
         if key in self._seen_problems:
             return
         self._seen_problems.add(key)
@@ -333,6 +341,7 @@ class FileAnalysis:
             for stmt in self.statements:
                 module_scope.top = stmt
                 module_scope.run_stmt(stmt)
+            module_scope.finish()
         signature = self._context_signature()
         file_facts = self.facts
         for module in self.modules:
@@ -369,6 +378,7 @@ class FileAnalysis:
             scope.bind_parameters(stmt)
             scope.run_body(stmt.body.body)
             scope.settle_unknown_grad()
+            scope.finish()
             for inner in _walk_statements(stmt.body.body):
                 if inner is not stmt and isinstance(inner, (cst.FunctionDef, cst.ClassDef)):
                     self._run_definitions(inner, None, top)
@@ -440,6 +450,8 @@ class Scope:
         self.carries: list[Carry] = []
         self.pending_carries: dict[str, Carry] = {}
         self.saw_backward = False  # a function that runs backward runs in grad mode
+        self.loop_backward = False  # backward() runs inside a loop of this scope
+        self.created: list[Problem] = []
         self.unknown_grad_problems: list[Problem] = []  # leaf writes that hold only if the caller has grad on
         self.guarded = 0  # inside `if self.training:`-like arms: writes there prove nothing
         self.top: cst.CSTNode | None = None  # the top-level statement being run (locates blocks)
@@ -448,6 +460,7 @@ class Scope:
     def _problem(self, problem: Problem, grad: str = GRAD_ON) -> None:
         if problem.top is None:
             problem.top = self.top
+        self.created.append(problem)
         if grad == GRAD_UNKNOWN:
             self.unknown_grad_problems.append(problem)
             return
@@ -597,8 +610,9 @@ class Scope:
             if owner is not loop:
                 continue
             value = self.env.get(name)
-            if isinstance(value, Tensor) and value.history:
-                carry = Carry(name, assign_stmt, value_node, value.history, loop, value)
+            history = frozenset().union(*(t.history for t in _flat_tensors([value])))
+            if history:
+                carry = Carry(name, assign_stmt, value_node, history, loop, value)
                 self.carries.append(carry)
                 self.pending_carries[name] = carry
 
@@ -762,15 +776,18 @@ class Scope:
         if leaf_rg:
             local = base.origin is not None and not base.is_parameter and base.created_by.startswith("torch.")
             certain = GRAD_ON if (grad == GRAD_ON or local) else GRAD_UNKNOWN
+            w.raises = certain == GRAD_ON
             if t is base and w.kind != "setitem":
                 self._problem(Problem("leaf-write", w.node, w.stmt, tensor=base, write=w), certain)
             else:
                 self._problem(Problem("leaf-view-write", w.node, w.stmt, tensor=base, write=w), certain)
             return
         if t.view_kind == "multi" and base.requires_grad is True and grad == GRAD_ON:
+            w.raises = True
             self._problem(Problem("multi-view-write", w.node, w.stmt, tensor=t, write=w))
             return
         if t.view_in_no_grad and grad == GRAD_ON and base.requires_grad is True and not t.view_kind == "detach":
+            w.raises = True
             self._problem(Problem("no-grad-view-write", w.node, w.stmt, tensor=t, write=w))
 
     # ---- saves and backward ---------------------------------------------
@@ -783,8 +800,15 @@ class Scope:
         self.facts.saves.append(s)
         return s
 
+    def finish(self) -> None:
+        """Facts that fixes need about the whole scope."""
+        for problem in self.created:
+            problem.detail.setdefault("loop_backward", self.loop_backward)
+
     def backward(self, t: Tensor, node, retain: bool) -> None:
         self.saw_backward = True
+        if self.loops:
+            self.loop_backward = True
         self.check_history(t, node, kind="backward")
         for m in self._modules_in(t.history):
             m.grads = True
@@ -818,19 +842,21 @@ class Scope:
                     self._problem(Problem("freed-graph", carry.stmt, carry.stmt, tensor=t, save=s, use=use,
                                                    carry=carry.stmt, carry_target=carry.name,
                                                    carry_value=carry.value_node,
-                                                   detail={"freed_by": s.freed_by}))
+                                                   detail={"freed_by": s.freed_by, "carry": carry}))
                 continue
             if s.counter.version != s.version:
                 for w in s.counter.writes_since(s.version):
                     if not _compatible(s.path, w.path) or w.seq < s.seq:
                         continue
-                    if w.via == "data":
+                    if w.via == "data" or w.raises:
                         continue
-                    carry = self._carry_for(s) if w.kind == "step" else None
-                    self._problem(Problem("stale-save", w.node, w.stmt, tensor=t, write=w, save=s, use=use,
-                                                   carry=carry.stmt if carry else None,
-                                                   carry_target=carry.name if carry else "",
-                                                   carry_value=carry.value_node if carry else None))
+                    carries = self._carries_for(s) if w.kind == "step" else []
+                    for carry in carries or [None]:
+                        self._problem(Problem("stale-save", w.node, w.stmt, tensor=t, write=w, save=s, use=use,
+                                              carry=carry.stmt if carry else None,
+                                              carry_target=carry.name if carry else "",
+                                              carry_value=carry.value_node if carry else None,
+                                              detail={"carry": carry} if carry else {}))
                     break
             else:
                 for w in s.storage.silent_writes:
@@ -839,11 +865,17 @@ class Scope:
                                                        use=use))
                         break
 
-    def _carry_for(self, s: Save) -> Carry | None:
+    def _carries_for(self, s: Save) -> list[Carry]:
+        """Carried state through which the next iteration reaches the graph holding `s` (one per name)."""
+        found: dict[str, Carry] = {}
         for carry in self.carries:
-            if carry.used and s in carry.history:
-                return carry
-        return None
+            if carry.used and s in carry.history and carry.name not in found:
+                found[carry.name] = carry
+        return list(found.values())
+
+    def _carry_for(self, s: Save) -> Carry | None:
+        carries = self._carries_for(s)
+        return carries[0] if carries else None
 
     # ---- expressions ----------------------------------------------------
     def eval(self, node: cst.BaseExpression):
@@ -871,8 +903,10 @@ class Scope:
         if value is None and node.value in self.params:
             return None
         carry = self.pending_carries.get(node.value)
-        if carry is not None and carry.tensor is value:
+        if carry is not None and carry.tensor is value and not carry.used:
             carry.used = True
+            carry.use_node = node
+            carry.use_top = self.top
         self.record_name(node, value)
         return value
 
@@ -899,7 +933,13 @@ class Scope:
         if q is not None:
             return None
         base = self.eval(node.value)
+        if isinstance(base, Module) and base.has_params and attr in _PARAM_ATTRS:
+            return Tensor(base.params_counter, base.params_storage, True, True, origin=node,
+                          created_by=f"a parameter of `{base.name or base.kind}`", is_parameter=True,
+                          module_params=base, name=f"{base.name}.{attr}" if base.name else attr)
         if isinstance(base, Tensor):
+            if attr == "grad":
+                base.grad_read = True
             if attr == "data":
                 return Tensor(Counter(), base.storage, False, True, origin=node, created_by="`.data`",
                               data_of=base, name=f"{base.name}.data")
@@ -947,6 +987,8 @@ class Scope:
             return self.new_tensor(requires_grad=base.requires_grad if self.grad != GRAD_OFF else False,
                                    is_leaf=None if base.requires_grad is None else not base.requires_grad,
                                    origin=node, created_by="indexing", history=base.history)
+        if isinstance(base, ParamsOf):
+            return self._parameter_tensor(base.module, node)
         if isinstance(base, Seq):
             if base.items is not None and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
                 idx = node.slice[0].slice.value
@@ -1168,7 +1210,9 @@ class Scope:
         positional, keywords = self.args_of(node)
         if row is not None:
             return self.apply_op(row, positional, node, keywords=keywords, op_name=q.rsplit(".", 1)[-1])
-        if q.startswith("torch.") and any(isinstance(p, Tensor) for p in positional):
+        if q.rsplit(".", 1)[-1] in NONDIFF:
+            return self.new_tensor(requires_grad=False, is_leaf=True, origin=node, created_by=f"`{q}`")
+        if q.startswith("torch.") and _flat_tensors(positional):
             out = keywords.get("out")
             if out is not None and isinstance(out[0], Tensor):
                 return self.out_write(out[0], positional, node, q)
@@ -1237,8 +1281,9 @@ class Scope:
     def out_write(self, out: Tensor, positional, node, q: str):
         name = q.rsplit(".", 1)[-1]
         w = self.write(out, node, self.stmt, op=f"{name}(out=...)", kind="out")
-        needs_grad = any(isinstance(p, Tensor) and p.requires_grad for p in positional) or out.requires_grad
+        needs_grad = any(t.requires_grad for t in _flat_tensors(positional)) or out.requires_grad
         if needs_grad and self.grad == GRAD_ON and not self.guarded:
+            w.raises = True
             self._problem(Problem("out-grad", node, self.stmt, tensor=out, write=w, detail={"op": name}))
         return out
 
@@ -1263,6 +1308,12 @@ class Scope:
         if name == "detach":
             self.args_of(node)
             return self.view_of(t, node, "detach")
+        if name == "detach_":
+            self.args_of(node)
+            t.history = frozenset()
+            t.requires_grad = False
+            t.is_leaf = True
+            return t
         if name == "requires_grad_":
             positional, keywords = self.args_of(node)
             flag = positional[0] if positional else (keywords.get("requires_grad") or (Literal(True),))[0]
@@ -1272,6 +1323,9 @@ class Scope:
                 if flag.value:
                     t.created_by = (t.created_by or "a tensor") + " made to require grad with `requires_grad_()`"
             return t
+        if name == "tolist":
+            self.args_of(node)
+            return Seq(None, Literal(0))
         if name in NON_TENSOR_METHODS:
             self.args_of(node)
             return Literal(0) if name in ("item", "dim", "numel") else None
@@ -1296,6 +1350,8 @@ class Scope:
                     return Seq(None, self.view_of(t, node, "multi"))
                 return self.view_of(t, node, row.view)
             return self.apply_op(row, [t] + positional, node, keywords=keywords, op_name=name)
+        if name in NONDIFF:
+            return self.new_tensor(requires_grad=False, is_leaf=True, origin=node, created_by=f"`.{name}()`")
         if name.endswith("_") and not name.startswith("_") and name not in NOT_WRITES:
             value = next((p for p in positional if isinstance(p, Tensor)), None)
             self.write(t, node, self.stmt, op=f"{name}()", kind="method", value=value)
@@ -1304,6 +1360,9 @@ class Scope:
                 s = self.save(t, name, node, "output")
                 t.history = t.history | {s}
             return t
+        if not name.startswith("_"):
+            # A method the op table does not know: it saves nothing we can name, but its result stays in the graph.
+            return self._generic_result([t] + _flat_tensors(positional), node)
         return None
 
     def eval_module_method(self, m: Module, name: str, node: cst.Call):
@@ -1352,7 +1411,7 @@ class Scope:
         return None
 
     def call_module(self, m: Module, args, node):
-        tensors = [a for a in args if isinstance(a, Tensor)]
+        tensors = _flat_tensors(args)
         if m.children is not None:
             value = args[0] if args else None
             for child in m.children:
@@ -1386,8 +1445,9 @@ class Scope:
             # Weights are saved for the input's gradient (Linear: when the input requires grad; conv and norms:
             # always); a model class of several layers saves the later layers' weights whatever its input.
             if m.has_params and (any_rg or m.saves_input in ("params", "all")):
-                p = Tensor(m.params_counter, m.params_storage, True, True, name=f"the parameters of `{m.name or m.kind}`",
-                           module_params=m)
+                owner = m.params_counter.owner or m
+                p = Tensor(m.params_counter, m.params_storage, True, True,
+                           name=f"the parameters of `{owner.name or _short(owner.kind)}`", module_params=owner)
                 saves.add(self.save(p, _short(m.kind), node, "parameters"))
             if tensors and m.saves_input in ("self", "all", "operands") and (m.has_params or any_rg):
                 for i, t in enumerate(tensors[:1] if m.saves_input == "self" else tensors):
@@ -1399,9 +1459,16 @@ class Scope:
         if kind in ("torch.nn.RNN", "torch.nn.LSTM", "torch.nn.GRU"):
             out = self.new_tensor(requires_grad=rg, is_leaf=None if rg is None else not rg, origin=node,
                                   created_by=f"`{m.name or _short(kind)}(...)`", history=history | saves)
-            hidden = self.new_tensor(requires_grad=rg, is_leaf=None if rg is None else not rg, origin=node,
-                                     created_by=f"`{m.name or _short(kind)}(...)`", history=history | saves)
+            def state():
+                return self.new_tensor(requires_grad=rg, is_leaf=None if rg is None else not rg, origin=node,
+                                       created_by=f"`{m.name or _short(kind)}(...)`", history=history | saves)
+            hidden = Seq([state(), state()]) if kind == "torch.nn.LSTM" else state()
             return Seq([out, hidden])
+        if kind == "torch.nn.LSTMCell":
+            def cell_state():
+                return self.new_tensor(requires_grad=rg, is_leaf=None if rg is None else not rg, origin=node,
+                                       created_by=f"`{m.name or _short(kind)}(...)`", history=history | saves)
+            return Seq([cell_state(), cell_state()])
         if m.row is None and m.kind not in self.a.classes and m.has_params is None:
             return None
         out = self.new_tensor(requires_grad=rg, is_leaf=None if rg is None else not rg, origin=node,
@@ -1507,6 +1574,21 @@ _OP_SYMBOL = {"Tensor.__add__": "+", "Tensor.__sub__": "-", "Tensor.__mul__": "*
               "Tensor.__pow__": "**", "Tensor.__matmul__": "@"}
 _TENSOR_ONLY_METHODS = {"add_", "mul_", "sub_", "div_", "zero_", "fill_", "copy_", "clamp_", "relu_", "sigmoid_",
                         "tanh_", "exp_", "sin", "exp", "sigmoid", "tanh", "relu", "matmul", "mm", "pow", "log", "mul"}
+
+
+_PARAM_ATTRS = {"weight", "bias", "weight_ih_l0", "weight_hh_l0", "bias_ih_l0", "bias_hh_l0", "weight_ih",
+                "weight_hh", "bias_ih", "bias_hh", "in_proj_weight", "in_proj_bias"}
+
+
+def _flat_tensors(values) -> list:
+    """Tensors among call arguments, including those inside tuples and lists."""
+    out = []
+    for v in values:
+        if isinstance(v, Tensor):
+            out.append(v)
+        elif isinstance(v, Seq) and v.items is not None:
+            out.extend(_flat_tensors(v.items))
+    return out
 
 
 def _short(kind: str) -> str:

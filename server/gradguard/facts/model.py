@@ -38,6 +38,7 @@ class Write:
     module_ctor: cst.CSTNode | None = None  # for inplace modules: the constructor call (fix site)
     optimizer_name: str = ""
     top: cst.CSTNode | None = None  # the top-level statement holding `node` (locates its block)
+    raises: bool = False  # torch raises at this write itself (leaf, multi-view, out=): no later error to report
 
 
 @dataclass(eq=False)
@@ -110,6 +111,7 @@ class Tensor:
     is_parameter: bool = False
     module_params: "Module | None" = None  # tensors standing for a module's parameters
     carried_from: cst.CSTNode | None = None  # assignment that carried it into a later loop iteration
+    grad_read: bool = False  # `.grad` of it is read somewhere: its writes are parameter updates
     # For hover: what was saved and written on this tensor's counter.
     id: int = field(default_factory=lambda: next(_ids))
 

@@ -152,7 +152,7 @@ _topic(
     Claim(
         "Only leaves that require grad get `.grad` filled, and they cannot be modified in place outside `torch.no_grad()`.",
         "只有需要梯度的叶子张量会得到 `.grad`，并且在 `torch.no_grad()` 之外不能对它们做原地操作。",
-        "leaf_inplace_raises",
+        "only_grad_leaves_get_grad",
     ),
 )
 
@@ -185,9 +185,11 @@ _topic(
     ),
     Claim(
         "`retain_graph=True` keeps them, but they are still version-checked: an `optimizer.step()` between the "
-        "two backward calls modifies saved weights in place and the second backward raises the in-place error.",
+        "two backward calls modifies the weights in place, and if the graph saved them (a layer whose input "
+        "requires grad saves its weight) the second backward raises the in-place error.",
         "保留计算图（`retain_graph=True`）会留下这些张量，但仍会检查版本：两次反向传播之间的优化器更新"
-        "（`optimizer.step()`）会原地修改被保存的权重，第二次反向传播会报原地操作错误。",
+        "（`optimizer.step()`）会原地修改权重；如果计算图保存了这些权重（输入需要梯度的层会保存它的权重），"
+        "第二次反向传播就会报原地操作错误。",
         "retain_graph_step_raises",
     ),
     Claim(

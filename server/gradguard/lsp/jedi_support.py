@@ -89,15 +89,31 @@ def _describe(source: str, path: str | None, line: int, col: int) -> dict[str, A
 
 class JediService:
     def __init__(self, log) -> None:
-        self._log = log
+        self._log_on_loop = log
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._closed = False
         self._pool: concurrent.futures.ProcessPoolExecutor | None = None
         self._cache: OrderedDict[tuple, concurrent.futures.Future] = OrderedDict()
         self._inflight_since: float | None = None
         self.ready = False
         self._root: str | None = None
 
+    def _log(self, message: str) -> None:
+        # Pool callbacks run on a helper thread: hand the message to the event loop,
+        # which owns the client connection.
+        if self._closed or self._loop is None:
+            return
+        try:
+            self._loop.call_soon_threadsafe(self._log_on_loop, message)
+        except RuntimeError:  # loop closed
+            pass
+
     def start(self, root: str | None, warmup: tuple[str, ...]) -> None:
         self._root = root
+        try:
+            self._loop = asyncio.get_running_loop()
+        except RuntimeError:
+            self._loop = None
         self._pool = concurrent.futures.ProcessPoolExecutor(
             max_workers=1,
             mp_context=multiprocessing.get_context("spawn"),
@@ -107,6 +123,8 @@ class JediService:
         warm = self._pool.submit(_warm, tuple(warmup))
 
         def done(fut: concurrent.futures.Future) -> None:
+            if self._closed or fut.cancelled():
+                return
             self.ready = True
             try:
                 self._log(f"jedi warm ({', '.join(warmup) or 'nothing to warm'}) in {fut.result():.1f} s")
@@ -160,6 +178,7 @@ class JediService:
         self.start(self._root, ())
 
     def shutdown(self) -> None:
+        self._closed = True
         if self._pool is not None:
             for proc in list(getattr(self._pool, "_processes", {}).values()):
                 proc.kill()

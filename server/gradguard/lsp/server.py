@@ -30,6 +30,7 @@ from .settings import Settings, SettingsStore
 
 SERVER_NAME = "gradguard"
 STATUS = "gradguard/status"
+PARSE_CACHE_SLACK = 128  # superseded blocks kept beyond the open documents' (undo, quick re-edits)
 log = logging.getLogger("gradguard.lsp")
 
 
@@ -77,6 +78,9 @@ class GradguardServer(LanguageServer):
         self.published: dict[str, set[str]] = {}  # key -> URIs that got diagnostics
         self.size_noticed: set[str] = set()
         self.config_cache: dict[str, Any] = {}  # directory -> Config
+        self.config_errors: set[str] = set()
+        self.live_blocks: dict[str, set[str]] = {}  # key -> block texts of its last analysis
+        self.loop: asyncio.AbstractEventLoop | None = None
         self.jedi = JediService(lambda msg: self.log(msg))
 
     # ---- helpers --------------------------------------------------------------------
@@ -91,18 +95,63 @@ class GradguardServer(LanguageServer):
         return self.settings.for_uri(uri)
 
     def config_for(self, path: str, settings: Settings):
-        from ..config import Config, load_config
+        """`[tool.gradguard]` from the nearest pyproject.toml (cached per folder until a
+        pyproject.toml changes), with the client's settings laid over it. A broken config is
+        reported once and replaced by the defaults: it must not cost the user all diagnostics."""
+        from ..config import Config, ConfigError, load_config
 
+        config = Config()
         if os.path.isabs(path):
             directory = os.path.dirname(path)
             config = self.config_cache.get(directory)
             if config is None:
-                config = load_config(path)
+                try:
+                    config = load_config(path)
+                except ConfigError as exc:
+                    self.config_problem(str(exc))
+                    config = Config()
                 self.config_cache[directory] = config
-        else:
-            config = Config()
         overrides = settings.config_overrides()
-        return config.merged(overrides) if overrides else config
+        if overrides:
+            try:
+                config = config.merged(overrides)
+            except ConfigError as exc:
+                self.config_problem(f"gradguard settings: {exc}")
+        return config
+
+    def config_problem(self, message: str) -> None:
+        """Runs on the engine thread: hand the message to the event loop."""
+        if message in self.config_errors:
+            return
+        self.config_errors.add(message)
+
+        def report() -> None:
+            self.log(message, types.MessageType.Error)
+            self.window_show_message(types.ShowMessageParams(type=types.MessageType.Error, message=message))
+
+        self.loop.call_soon_threadsafe(report)
+
+    @staticmethod
+    def excluded(path: str, config) -> bool:
+        """Library files opened by go-to-definition, and paths the config excludes."""
+        import fnmatch
+        from pathlib import PurePath
+
+        parts = PurePath(path).parts
+        if "site-packages" in parts or "dist-packages" in parts:
+            return True
+        if not config.exclude:
+            return False
+        rel = path
+        if config.root:
+            try:
+                rel = str(PurePath(path).relative_to(config.root))
+            except ValueError:
+                pass
+        return any(
+            fnmatch.fnmatch(rel, pattern) or any(fnmatch.fnmatch(part, pattern) for part in PurePath(rel).parts)
+            for pattern in config.exclude
+        )
 
     def lang_for(self, settings: Settings, config=None) -> str:
         if settings.language in ("en", "zh"):
@@ -132,6 +181,7 @@ class GradguardServer(LanguageServer):
     # ---- analysis -------------------------------------------------------------------
 
     def schedule(self, key: str, delay: float | None = None) -> None:
+        self.loop = asyncio.get_running_loop()
         old = self.tasks.pop(key, None)
         if old is not None:
             old.cancel()
@@ -192,7 +242,10 @@ class GradguardServer(LanguageServer):
         """Runs on the engine thread."""
         config = self.config_for(snap.path, settings)
         lang = self.lang_for(settings, config)
+        if os.path.isabs(snap.path) and self.excluded(snap.path, config):
+            return Analysis(snap, Report(snap.path), lang, Positions(snap, self.workspace.position_codec))
         report = self.engine.check(snap.text, snap.path, config, lang)
+        self._trim_parse_cache(snap.key, report)
         positions = Positions(snap, self.workspace.position_codec)
         diagnostics: dict[str, list[types.Diagnostic]] = {}
         for finding in report.findings:
@@ -204,6 +257,37 @@ class GradguardServer(LanguageServer):
             if converted is not None:
                 diagnostics.setdefault(converted[0], []).append(converted[1])
         return Analysis(snap, report, lang, positions, diagnostics)
+
+    def _trim_parse_cache(self, key: str, report: Report) -> None:
+        """Keep the engine's parse cache to the blocks of open documents plus a little slack.
+
+        Every keystroke inside a function makes a new block text; the engine's LRU (20,000
+        blocks, ~35 KB each) would otherwise keep every superseded version for hours.
+        Runs on the engine thread, the only thread that touches the cache.
+        """
+        locator = getattr(report.facts, "locator", None)
+        source = getattr(locator, "source", None)
+        if source is not None:
+            self.live_blocks[key] = {block.text for block in source.blocks}
+        live = set().union(*self.live_blocks.values()) if self.live_blocks else set()
+        cache = getattr(self.engine, "cache", None)
+        if hasattr(cache, "retain"):
+            cache.retain(live, slack=PARSE_CACHE_SLACK)
+            return
+        entries = getattr(cache, "_entries", None)
+        if entries is None or len(entries) <= len(live) + 2 * PARSE_CACHE_SLACK:
+            return
+        for text in list(entries):  # oldest first
+            if len(entries) <= len(live) + PARSE_CACHE_SLACK:
+                break
+            if text not in live:
+                del entries[text]
+        # The engine's per-block facts hold their modules too: drop those of evicted blocks.
+        block_facts = getattr(self.engine, "block_facts", None)
+        if isinstance(block_facts, dict):
+            kept = {id(getattr(entry, "module", None)) for entry in entries.values()}
+            for fact_key in [k for k, v in block_facts.items() if isinstance(v, tuple) and id(v[0]) not in kept]:
+                del block_facts[fact_key]
 
     def publish(self, key: str, snap: Snapshot, diagnostics: dict[str, list[types.Diagnostic]]) -> None:
         uris = {p.uri: p.version for p in snap.pieces}
@@ -220,6 +304,7 @@ class GradguardServer(LanguageServer):
         if task is not None:
             task.cancel()
         self.analyses.pop(key, None)
+        self.live_blocks.pop(key, None)
         for uri in set(uris) | self.published.pop(key, set()):
             self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 
@@ -395,6 +480,7 @@ async def did_change_configuration(ls: GradguardServer, params: types.DidChangeC
 def did_change_watched_files(ls: GradguardServer, params: types.DidChangeWatchedFilesParams) -> None:
     if any(change.uri.endswith("pyproject.toml") for change in params.changes):
         ls.config_cache.clear()
+        ls.config_errors.clear()
         ls.log("gradguard: pyproject.toml changed, reloading [tool.gradguard]")
         ls.schedule_all()
 

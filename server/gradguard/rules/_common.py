@@ -28,6 +28,16 @@ def use_phrase(ctx: RuleContext, problem) -> str:
     return ctx.t(f"`backward()` on line {line}", f"第 {line} 行的 `backward()`")
 
 
+# In-place methods whose out-of-place twin exists on torch.Tensor (`fill_`, `zero_`, `uniform_` ... have none).
+OUT_OF_PLACE = set(
+    "add sub mul div true_divide floor_divide pow clamp clamp_min clamp_max clip abs neg exp log log1p log2 log10 "
+    "expm1 sqrt rsqrt sigmoid tanh relu sin cos tan atan asin acos sinh cosh erf erfc floor ceil round trunc frac "
+    "sign masked_fill masked_scatter index_add index_fill index_copy index_put scatter scatter_add lerp addcmul "
+    "addcdiv addmm addmv baddbmm fmod remainder reciprocal square logit nan_to_num hypot atan2 t transpose squeeze "
+    "unsqueeze tril triu renorm".split()
+)
+
+
 def out_of_place_rewrite(ctx: RuleContext, write, hint) -> tuple[Edit, str] | None:
     """`y.add_(1)` -> `y = y.add(1)`; `y += 1` -> `y = y + 1`, for a statement writing a plain name."""
     stmt = write.stmt
@@ -47,7 +57,7 @@ def out_of_place_rewrite(ctx: RuleContext, write, hint) -> tuple[Edit, str] | No
         call = small.value
         func = call.func
         if (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.attr.value.endswith("_")
-                and not func.attr.value.startswith("_")):
+                and func.attr.value[:-1] in OUT_OF_PLACE):
             name = func.value.value
             method = func.attr.value[:-1]
             args = ", ".join(ctx.code(a).rstrip(", ").strip() for a in call.args)
@@ -60,14 +70,17 @@ def out_of_place_rewrite(ctx: RuleContext, write, hint) -> tuple[Edit, str] | No
 def clone_argument(ctx: RuleContext, save) -> tuple[Edit, str] | None:
     """At the call that saved a tensor, read it through `.clone()`: `torch.sin(x[i])` -> `torch.sin(x[i].clone())`."""
     call = save.node
-    if not isinstance(call, cst.Call):
+    if not isinstance(call, (cst.Call, cst.BinaryOperation)):
         return None
     target_counter = save.counter
     facts = ctx.facts
     candidates = []
-    if isinstance(call.func, cst.Attribute):
-        candidates.append(call.func.value)
-    candidates += [a.value for a in call.args if a.keyword is None]
+    if isinstance(call, cst.BinaryOperation):
+        candidates = [call.left, call.right]
+    elif isinstance(call, cst.Call):
+        if isinstance(call.func, cst.Attribute):
+            candidates.append(call.func.value)
+        candidates += [a.value for a in call.args if a.keyword is None]
     for expr in candidates:
         if isinstance(expr, (cst.Subscript, cst.Name, cst.Attribute)):
             tensor = facts.expr_values.get(id(expr))
@@ -101,6 +114,8 @@ STALE_MATCH = "one of the variables needed for gradient computation has been mod
 
 
 def saved_name(save, ctx: RuleContext | None = None) -> str:
+    if save.what == "parameters":
+        return save.tensor_name or "the parameters"
     if save.tensor_name:
         return f"`{save.tensor_name}`"
     if save.tensor is not None and getattr(save.tensor, "name", "") and save.what != "parameters":
@@ -159,3 +174,37 @@ def stale_timeline(ctx: RuleContext, problem) -> str:
         f"1. 第 {s_line} 行：`{save.op}` 为反向传播保存了{what}{' ' + name if name else ''}，版本为 {saved_v}。\n"
         f"2. 第 {w_line} 行：`{desc}` 原地修改了它{via}{iteration}：版本变为 {now_v}。\n"
         f"3. {use}取出保存的张量时发现版本是 {now_v} 而不是 {saved_v}，于是报错。")
+
+
+def detach_carry_fix(ctx: RuleContext, problem) -> tuple[Edit, str] | None:
+    """Cut the graph carried into the next iteration.
+
+    `h = h_next` -> `h = h_next.detach()`; when the state is unpacked from a call (`out, h = cell(x, h)`), detach
+    it where the next iteration first reads it: `cell(x, h.detach())`. Tuples of tensors (LSTM `(h, c)`) are
+    detached element by element.
+    """
+    carry = problem.detail.get("carry")
+    if carry is None:
+        return None
+    from ..facts.model import Seq
+
+    is_tuple = isinstance(carry.tensor, Seq)
+    stmt = carry.stmt
+    simple = (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Assign)
+              and len(stmt.body[0].targets) == 1 and isinstance(stmt.body[0].targets[0].target, cst.Name))
+    if simple:
+        node, hint = carry.value_node, problem.top
+        value = ctx.code(node)
+    elif carry.use_node is not None:
+        node, hint = carry.use_node, carry.use_top or problem.top
+        value = carry.name
+    else:
+        return None
+    if is_tuple:
+        new = f"tuple(s.detach() for s in {value})"
+    elif isinstance(node, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)):
+        new = f"{value}.detach()"
+    else:
+        new = f"({value}).detach()"
+    edit = ctx.replace_node(node, hint, new)
+    return (edit, new) if edit else None

@@ -39,13 +39,17 @@ RULE = Rule(
               "仍是叶子张量（优化器就是这样更新参数的）。",
     },
     fix_safety={
-        "en": "A parameter update (the write uses `.grad`, or the target is an `nn.Parameter` / a model parameter) is "
-              "wrapped in `with torch.no_grad():` — safe: that is what the update meant and the original could only "
-              "raise. Otherwise `w += 1` becomes `w = w + 1` — unsafe: `w` is then a non-leaf, so `w.grad` stays "
-              "None and the gradient flows to the original leaf instead.",
+        "en": "A parameter update (the write uses `.grad`, the tensor's `.grad` is read elsewhere, or the target is an "
+              "`nn.Parameter` / a model parameter) is wrapped in `with torch.no_grad():` — safe: that is what the "
+              "update meant and the original could only raise. Otherwise `w += 1` becomes `w = w + 1` — unsafe: `w` is "
+              "then a non-leaf, so `w.grad` stays None and the gradient flows to the original leaf instead. Where a "
+              "loop backpropagates through `w` again (re-binding would break it) or no out-of-place method exists "
+              "(`fill_`, `uniform_`), the write is wrapped in `torch.no_grad()` instead — unsafe: it is not recorded.",
         "zh": "参数更新（写入用到了 `.grad`，或目标是 `nn.Parameter` / 模型参数）会被放进 `with torch.no_grad():`——"
               "安全修复：这正是更新的本意，而原代码只会报错。其他情况把 `w += 1` 改成 `w = w + 1`——不安全修复："
-              "之后 `w` 是非叶子张量，`w.grad` 保持 None，梯度流向原来的叶子张量。",
+              "之后 `w` 是非叶子张量，`w.grad` 保持 None，梯度流向原来的叶子张量。如果循环会再次经过 `w` 做反向传播"
+              "（重新绑定会破坏循环），或者没有对应的非原地方法（`fill_`、`uniform_`），则把写入放进 `torch.no_grad()`"
+              "——不安全修复：写入不被记录。",
     },
     runtime_error="a leaf Variable that requires grad is being used in an in-place operation.",
     references=("https://pytorch.org/docs/stable/notes/autograd.html#in-place-operations-with-autograd",),
@@ -53,8 +57,9 @@ RULE = Rule(
 
 
 def _is_update(ctx, problem) -> bool:
+    """A parameter update: the target is a parameter, or its `.grad` is read (manual SGD, PGD steps)."""
     tensor = problem.tensor
-    if tensor.is_parameter or tensor.module_params is not None:
+    if tensor.is_parameter or tensor.module_params is not None or tensor.grad_read:
         return True
     return ".grad" in ctx.code(problem.write.stmt)
 
@@ -66,6 +71,7 @@ def check(ctx):
         name = name_of(tensor)
         line = created_line(ctx, tensor, hint)
         fix = None
+        rewrite = out_of_place_rewrite(ctx, write, hint)
         if _is_update(ctx, problem):
             fix = make_fix("safe", ctx.t("Do the update under `torch.no_grad()`", "在 `torch.no_grad()` 中执行更新"),
                            ctx.wrap_no_grad(write.stmt, hint))
@@ -74,12 +80,16 @@ def check(ctx):
             fix = make_fix("unsafe", ctx.t("Use `inplace=False` (the leaf is no longer modified)",
                                            "改为 `inplace=False`（叶子张量不再被修改）"),
                            set_inplace_false(ctx, call, hint))
+        elif rewrite and not problem.detail.get("loop_backward"):
+            fix = make_fix("unsafe", ctx.t(f"Rewrite as `{rewrite[1]}` ({name} becomes a non-leaf: its .grad stays None)",
+                                           f"改写为 `{rewrite[1]}`（{name} 变成非叶子张量：它的 .grad 保持 None）"),
+                           rewrite[0])
         else:
-            rewrite = out_of_place_rewrite(ctx, write, hint)
-            if rewrite:
-                fix = make_fix("unsafe", ctx.t(f"Rewrite as `{rewrite[1]}` ({name} becomes a non-leaf: its .grad stays None)",
-                                               f"改写为 `{rewrite[1]}`（{name} 变成非叶子张量：它的 .grad 保持 None）"),
-                               rewrite[0])
+            # Re-binding a leaf that a training loop backpropagates through again would break that loop:
+            # change the values untracked instead.
+            fix = make_fix("unsafe", ctx.t("Do the write under `torch.no_grad()` (it is then not recorded in the graph)",
+                                           "在 `torch.no_grad()` 中写入（写入不再记录到计算图）"),
+                           ctx.wrap_no_grad(write.stmt, hint))
         where = ctx.t(f" (created on line {line})" if line else "", f"（创建于第 {line} 行）" if line else "")
         message = ctx.t(
             f"{name} is a leaf tensor that requires grad{where}; the in-place `{write.op}` here raises at once. "

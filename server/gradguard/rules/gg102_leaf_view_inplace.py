@@ -48,7 +48,8 @@ def check(ctx):
         write, tensor, hint = problem.write, problem.tensor, problem.top
         name = name_of(tensor)
         line = created_line(ctx, tensor, hint)
-        update = tensor.is_parameter or tensor.module_params is not None or ".grad" in ctx.code(write.stmt)
+        update = (tensor.is_parameter or tensor.module_params is not None or tensor.grad_read
+                  or ".grad" in ctx.code(write.stmt))
         fix = make_fix("safe" if update else "unsafe",
                        ctx.t("Do the write under `torch.no_grad()`" + ("" if update else " (it is then not recorded in the graph)"),
                              "在 `torch.no_grad()` 中写入" + ("" if update else "（写入不再记录到计算图）")),

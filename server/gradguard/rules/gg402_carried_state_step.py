@@ -1,10 +1,8 @@
 """GG402: state carried across iterations keeps an old graph whose weights step() then modifies."""
 from __future__ import annotations
 
-import libcst as cst
-
 from . import Rule, make_fix
-from ._common import STALE_ERROR, STALE_MATCH, stale_timeline
+from ._common import STALE_ERROR, STALE_MATCH, detach_carry_fix, stale_timeline
 
 RULE = Rule(
     code="GG402",
@@ -58,12 +56,11 @@ def check(ctx):
         if not claims(problem):
             continue
         save, write, hint = problem.save, problem.write, problem.top
-        value = ctx.code(problem.carry_value)
-        simple = isinstance(problem.carry_value, (cst.Name, cst.Attribute, cst.Call, cst.Subscript))
-        new = f"{value}.detach()" if simple else f"({value}).detach()"
+        detached = detach_carry_fix(ctx, problem)
+        new = detached[1] if detached else f"{problem.carry_target}.detach()"
         fix = make_fix("unsafe", ctx.t(f"Carry `{new}` (cuts the graph: no gradient into earlier iterations)",
                                        f"改为携带 `{new}`（截断计算图：梯度不再流入之前的迭代）"),
-                       ctx.replace_node(problem.carry_value, hint, new))
+                       detached[0] if detached else None)
         s_line = ctx.line(save.node, save.top or hint)
         w_line = ctx.line(write.node, write.top or hint)
         b_line = ctx.line(problem.use, hint) if problem.use is not None else 0

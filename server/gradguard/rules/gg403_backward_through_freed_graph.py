@@ -1,9 +1,8 @@
 """GG403: state carried across iterations makes backward go through an already freed graph."""
 from __future__ import annotations
 
-import libcst as cst
-
 from . import Rule, make_fix
+from ._common import detach_carry_fix
 
 RULE = Rule(
     code="GG403",
@@ -46,12 +45,11 @@ RULE = Rule(
 def check(ctx):
     for problem in ctx.problems("freed-graph"):
         hint = problem.top
-        value = ctx.code(problem.carry_value)
-        simple = isinstance(problem.carry_value, (cst.Name, cst.Attribute, cst.Call, cst.Subscript))
-        new = f"{value}.detach()" if simple else f"({value}).detach()"
+        detached = detach_carry_fix(ctx, problem)
+        new = detached[1] if detached else f"{problem.carry_target}.detach()"
         fix = make_fix("unsafe", ctx.t(f"Carry `{new}` (cuts the graph: no gradient into earlier iterations)",
                                        f"改为携带 `{new}`（截断计算图：梯度不再流入之前的迭代）"),
-                       ctx.replace_node(problem.carry_value, hint, new))
+                       detached[0] if detached else None)
         freed_by = problem.detail.get("freed_by")
         f_line = ctx.line(freed_by, hint) if freed_by is not None else 0
         b_line = ctx.line(problem.use, hint) if problem.use is not None else 0

@@ -1,0 +1,15 @@
+import torch
+from torch import nn
+
+torch.manual_seed(0)
+model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2))
+x = torch.rand(5, 4)
+target = torch.tensor([0, 1, 0, 1, 1])
+eps, alpha = 0.1, 0.02
+delta = torch.zeros_like(x, requires_grad=True)
+for _ in range(3):
+    loss = nn.functional.cross_entropy(model(x + delta), target)
+    loss.backward()
+    delta.add_(alpha * delta.grad.sign())  # <- GG101
+    delta.clamp_(-eps, eps)  # <- GG101
+    delta.grad.zero_()

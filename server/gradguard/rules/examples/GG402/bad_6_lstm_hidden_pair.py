@@ -1,0 +1,22 @@
+import torch
+from torch import nn
+
+torch.manual_seed(0)
+lstm = nn.LSTM(input_size=3, hidden_size=4, batch_first=True)
+head = nn.Linear(4, 1)
+opt = torch.optim.Adam([*lstm.parameters(), *head.parameters()], lr=1e-2)
+seq = torch.randn(1, 12, 3)
+target = torch.randn(1, 12, 1)
+h = torch.zeros(1, 1, 4)
+c = torch.zeros(1, 1, 4)
+for chunk in range(3):
+    x = seq[:, chunk * 4:(chunk + 1) * 4]
+    y = target[:, chunk * 4:(chunk + 1) * 4]
+    out, hidden = lstm(x, (h, c))
+    h_n, c_n = hidden
+    loss = nn.functional.mse_loss(head(out), y)
+    opt.zero_grad()
+    loss.backward(retain_graph=True)
+    opt.step()
+    h = h_n  # <- GG402
+    c = c_n  # <- GG402
