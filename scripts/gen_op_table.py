@@ -302,6 +302,9 @@ row("nn.RNN", "module",
     ("torch.nn.TransformerEncoderLayer", m((4, 2, 8), f(5, 2, 4))))
 # the CPU LSTM kernel (oneDNN, MkldnnRnnLayerBackward0) also saves its input and output
 row("nn.LSTM", "module", ("torch.nn.LSTM", m((3, 4), f(5, 2, 3))))
+# RNNCell's tanh saves its output; GRUCell/LSTMCell save neither (LSTMCell returns (h, c))
+row("nn.RNNCell", "module", ("torch.nn.RNNCell", m((3, 4), f(2, 3))))
+row("nn.GRUCell", "module", ("torch.nn.GRUCell torch.nn.LSTMCell", m((3, 4), f(2, 3))))
 row("nn.ReLU", "module", ("torch.nn.ReLU", m((), X)))
 row("nn.Sigmoid", "module",
     ("torch.nn.Sigmoid torch.nn.Tanh", m((), X)),
