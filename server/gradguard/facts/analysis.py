@@ -135,8 +135,9 @@ class Carry:
 
 
 class _ContextMarker:
-    def __init__(self, mode: str):
+    def __init__(self, mode: str, inference_call: cst.Call | None = None):
         self.mode = mode
+        self.inference_call = inference_call  # the `torch.inference_mode()` call, for inference-tensor facts
 
 
 @dataclass
@@ -455,6 +456,7 @@ class Scope:
         self.unknown_grad_problems: list[Problem] = []  # leaf writes that hold only if the caller has grad on
         self.guarded = 0  # inside `if self.training:`-like arms: writes there prove nothing
         self.top: cst.CSTNode | None = None  # the top-level statement being run (locates blocks)
+        self.inference: cst.Call | None = None  # inside `with torch.inference_mode():` (its call)
 
     # ---- helpers --------------------------------------------------------
     def _problem(self, problem: Problem, grad: str = GRAD_ON) -> None:
@@ -484,8 +486,12 @@ class Scope:
         return self.path + ((id(node), self.iteration_key, arm),)
 
     def new_tensor(self, *, requires_grad, is_leaf, origin, created_by, history=frozenset(), name="") -> Tensor:
-        return Tensor(Counter(), Storage(), requires_grad, is_leaf, origin=origin, created_by=created_by,
-                      history=history, name=name)
+        t = Tensor(Counter(), Storage(), requires_grad, is_leaf, origin=origin, created_by=created_by,
+                   history=history, name=name)
+        if self.inference is not None:
+            t.inference_call = self.inference
+            t.inference_top = self.top
+        return t
 
     def grad_enabled(self) -> str:
         return self.grad
@@ -661,15 +667,17 @@ class Scope:
             self.guarded -= 1
 
     def run_with(self, stmt: cst.With) -> None:
-        saved = self.grad
+        saved = self.grad, self.inference
         for item in stmt.items:
             value = self.eval(item.item)
             if isinstance(value, _ContextMarker):
                 self.grad = value.mode
+                if value.inference_call is not None:
+                    self.inference = value.inference_call
             elif item.asname is not None:
                 self.assign(item.asname.name, None, item.item, stmt)
         self.run_body(stmt.body.body)
-        self.grad = saved
+        self.grad, self.inference = saved
 
     def run_try(self, stmt: cst.Try) -> None:
         saved = self.path
@@ -757,6 +765,11 @@ class Scope:
             t.counter.write(w)
             t.storage.silent_writes.append(w)
             return w
+        if base.inference_call is not None and self.inference is None and not self.guarded:
+            w.raises = True
+            self._problem(Problem("inference-write", w.node, w.stmt, tensor=base, write=w))
+            t.counter.write(w)
+            return w
         # Immediate errors, raised at the write itself.
         if grad != GRAD_OFF:
             self._check_immediate(t, base, w, grad, value)
@@ -792,6 +805,8 @@ class Scope:
 
     # ---- saves and backward ---------------------------------------------
     def save(self, t: Tensor, op: str, node, what: str) -> Save:
+        if t.inference_call is not None and self.inference is None and self.grad == GRAD_ON and not self.guarded:
+            self._problem(Problem("inference-save", node, self.stmt, tensor=t, detail={"op": op}))
         s = Save(self.new_seq(), t.counter, t.storage, t.counter.version, op, node, self.stmt, self.path,
                  t.name, what, via_index=t.view_kind == "index",
                  loop=self.loops[-1][0] if self.loops else None,
@@ -1145,7 +1160,7 @@ class Scope:
     def eval_qualified_call(self, q: str, node: cst.Call):
         if q in GRAD_CONTEXTS:
             self.args_of(node)
-            return _ContextMarker(GRAD_CONTEXTS[q])
+            return _ContextMarker(GRAD_CONTEXTS[q], node if "inference_mode" in q else None)
         if q in ("torch.set_grad_enabled", "torch.autograd.set_grad_enabled"):
             positional, _ = self.args_of(node)
             if positional and isinstance(positional[0], Literal) and positional[0].value in (True, False):
@@ -1488,6 +1503,7 @@ class Scope:
                    view_of=t, view_kind=kind, view_in_no_grad=self.grad == GRAD_OFF)
         if t.view_kind == "multi":
             v.view_kind = "multi"
+        v.inference_call, v.inference_top = t.inference_call, t.inference_top
         return v
 
     def _generic_result(self, tensors, node):

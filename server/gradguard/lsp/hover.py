@@ -83,7 +83,7 @@ def finding_markdown(finding: Finding, lang: str) -> str:
         parts.append(f"{t['why']}\n\n{finding.explanation}")
     if finding.fix is not None:
         label = t["fix_safe"] if finding.fix.applicability == "safe" else t["fix_unsafe"]
-        parts.append(f"{label} {finding.fix.message}")
+        parts.append(f"{label}{'' if lang == 'zh' else ' '}{finding.fix.message}")
     return "\n\n".join(parts)
 
 

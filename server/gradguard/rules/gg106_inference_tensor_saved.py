@@ -1,0 +1,69 @@
+"""GG106: a tensor created under `torch.inference_mode()` is used by an op that saves it for backward."""
+from __future__ import annotations
+
+from . import Rule, make_fix
+from ._common import name_of
+
+
+def inference_fix(ctx, tensor):
+    """`torch.inference_mode()` -> `torch.no_grad()` where the tensor was created (safe: same values)."""
+    torch = ctx.torch_name()
+    if torch is None or tensor.inference_call is None:
+        return None
+    return make_fix("safe", ctx.t(f"Create it under `{torch}.no_grad()` instead of `inference_mode()`",
+                                  f"改在 `{torch}.no_grad()` 中创建，而不是 `inference_mode()`"),
+                    ctx.replace_node(tensor.inference_call, tensor.inference_top, f"{torch}.no_grad()"))
+
+
+RULE = Rule(
+    code="GG106",
+    name="inference-tensor-saved",
+    family="leaf",
+    fix_kind="safe",
+    summary={
+        "en": "A tensor created under `torch.inference_mode()` is used, with grad enabled, by an op that saves it for backward.",
+        "zh": "在 `torch.inference_mode()` 中创建的张量，在启用梯度时被一个需要为反向传播保存它的运算使用。",
+    },
+    what={
+        "en": "Flags ops like `w * t`, `torch.sin(t)`, `layer(t)` outside inference mode when `t` was created inside "
+              "`with torch.inference_mode():` and the op would save `t` for backward.",
+        "zh": "检查在推理模式之外的 `w * t`、`torch.sin(t)`、`layer(t)` 等运算，其中 `t` 是在 `with torch.inference_mode():` "
+              "中创建的，并且该运算需要为反向传播保存 `t`。",
+    },
+    why={
+        "en": "Inference tensors have no version counter, so autograd cannot check them later: torch refuses to save "
+              "them and raises at the forward op. Ops that save nothing (`w + t`) work.",
+        "zh": "推理张量没有版本计数器，autograd 之后无法检查它们：torch 拒绝保存它们，并在前向运算处报错。不保存张量的运算（`w + t`）可以正常工作。",
+    },
+    autograd={
+        "en": "`torch.no_grad()` gives the same values with a normal tensor (it has a version counter), which can be saved.",
+        "zh": "`torch.no_grad()` 得到相同的值，但张量是普通张量（有版本计数器），可以被保存。",
+    },
+    fix_safety={
+        "en": "`torch.inference_mode()` becomes `torch.no_grad()` where the tensor was created — safe: the values are "
+              "the same and the original could only raise.",
+        "zh": "在创建张量的地方把 `torch.inference_mode()` 改为 `torch.no_grad()`——安全修复：值相同，而原代码只会报错。",
+    },
+    runtime_error="Inference tensors cannot be saved for backward. Please do not use Tensors created in inference mode "
+                  "in computation tracked by autograd. To work around this, you can make a clone to get a normal "
+                  "tensor and use it in autograd, or use `torch.no_grad()` instead of `torch.inference_mode()`.",
+)
+
+
+@RULE.checker
+def check(ctx):
+    for problem in ctx.problems("inference-save"):
+        tensor, hint = problem.tensor, problem.top
+        name = name_of(tensor)
+        c_line = ctx.line(tensor.origin, tensor.inference_top or hint) if tensor.origin is not None else 0
+        message = ctx.t(
+            f"{name} was created under `inference_mode()` (line {c_line}); `{problem.detail.get('op', '')}` here must save it "
+            "for backward, which torch refuses for inference tensors. Create it under `no_grad()`, or clone it.",
+            f"{name} 是在 `inference_mode()` 中创建的（第 {c_line} 行）；这里的 `{problem.detail.get('op', '')}` 需要为反向传播保存它，"
+            "而 torch 拒绝保存推理张量。请改在 `no_grad()` 中创建，或先 clone。")
+        related = [ctx.related(tensor.origin, tensor.inference_top or hint,
+                               ctx.t("created in inference mode here", "在这里于推理模式中创建"))] if tensor.origin is not None else []
+        f = ctx.finding(RULE, problem.node, hint, message, related=related, fix=inference_fix(ctx, tensor),
+                        explanation=message)
+        if f:
+            yield f
