@@ -3,7 +3,7 @@
 The client records every publishDiagnostics (with its version) and every
 gradguard/status notification, answers workspace/applyEdit and
 client/registerCapability, and offers small waiting helpers. No part of the
-server is mocked: it runs as `python -m gradguard.lsp` over stdio.
+server is mocked: it runs as `python -m gradguard server` over stdio.
 """
 from __future__ import annotations
 
@@ -23,11 +23,8 @@ WORKSPACE = HERE / "workspace"
 
 
 def server_command() -> list[str]:
-    if (REPO / "server" / "gradguard" / "__main__.py").exists():
-        main = (REPO / "server" / "gradguard" / "__main__.py").read_text(encoding="utf-8")
-        if "lsp" in main:
-            return [sys.executable, "-m", "gradguard", "server"]
-    return [sys.executable, "-m", "gradguard.lsp"]
+    """How editors start the server: `python -m gradguard server` (stdio)."""
+    return [sys.executable, "-m", "gradguard", "server"]
 
 
 def _publish(client: LanguageClient, params: types.PublishDiagnosticsParams):
@@ -36,7 +33,8 @@ def _publish(client: LanguageClient, params: types.PublishDiagnosticsParams):
 
 
 def _status(client: LanguageClient, params):
-    client.statuses.append(params)
+    fields = ("state", "analysedMs", "uri", "findings")
+    client.statuses.append({k: getattr(params, k, None) for k in fields})
 
 
 def _apply_edit(client: LanguageClient, params: types.ApplyWorkspaceEditParams):
@@ -200,3 +198,13 @@ def edits_for(edit: types.WorkspaceEdit, uri: str) -> tuple[list[types.TextEdit]
         if change.text_document.uri == uri:
             return list(change.edits), change.text_document.version
     return list((edit.changes or {}).get(uri, [])), None
+
+
+async def close(client: LanguageClient) -> None:
+    """Shut the server down politely, or kill it (a failed assertion must not hang the run)."""
+    try:
+        await asyncio.wait_for(client.shutdown_session(), 5)
+    except Exception:
+        if client._server is not None and client._server.returncode is None:
+            client._server.kill()
+    await asyncio.wait_for(client.stop(), 10)
