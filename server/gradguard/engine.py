@@ -13,7 +13,7 @@ from .findings import Finding, ParseNote, Report
 from .noqa import suppressed_codes
 from .parse import ParseCache, ParsedBlock
 from .rules import RuleContext, all_rules
-from .source import Source, Span
+from .source import Source, Span, split_blocks_after_edit
 
 log = logging.getLogger("gradguard")
 
@@ -31,13 +31,21 @@ class Engine:
         # in the value so that an id is never reused for another module while its entry lives.
         self.block_facts = _LRU(4000)
         self._imported = _LRU(512)  # (path, mtime, size) -> classes of a user module imported by checked files
+        self._last_source = _LRU(64)  # path -> the Source last checked there (edits re-split only what changed)
 
     def check(self, text: str, path: str = "<stdin>", config: Config | None = None, lang: str | None = None) -> Report:
         """Analyse one file's text and return its findings (suppressions and config applied)."""
         config = config or Config()
         lang = lang or config.language or "en"
         source = Source(text, path)
+        previous = self._last_source.get(path)
+        if previous is not None:
+            blocks = split_blocks_after_edit(previous.text, previous.blocks, source.text)
+            if blocks is not None:
+                source.blocks = blocks  # fills the cached property
+        self._last_source[path] = source
         report = Report(path)
+        report.source = source
         parsed = [self.cache.parse(block) for block in source.blocks]
         for pb in parsed:
             if pb.module is None:
@@ -73,6 +81,27 @@ class Engine:
         findings.sort(key=lambda f: (f.span.start_line, f.span.start_col, f.code))
         report.findings = _dedupe(findings)
         return report
+
+    def retain(self, live_block_texts: set[str], slack: int = 200) -> None:
+        """Drop cached parses and block facts of superseded text: keep the live blocks and `slack` others.
+
+        A server calls this after each analysis with the blocks of its open documents; every keystroke
+        inside a function makes a new block text, which would otherwise stay cached.
+        """
+        entries = self.cache._entries
+        if len(entries) > len(live_block_texts) + 2 * slack:
+            for text in list(entries):  # oldest first
+                if len(entries) <= len(live_block_texts) + slack:
+                    break
+                if text not in live_block_texts:
+                    del entries[text]
+        kept = {id(entry.module) for entry in entries.values()}
+        for key in [k for k, v in self.block_facts.items() if id(v[0]) not in kept]:
+            del self.block_facts[key]
+
+    def forget(self, path: str) -> None:
+        """A closed document: its last text is no longer needed for incremental splitting."""
+        self._last_source.pop(path, None)
 
     def imported_class(self, importer: str, qualified: str):
         """The ClassInfo of `pkg.module.Class` when that module is a file of the user's project beside `importer`.

@@ -62,3 +62,4 @@ class Report:
     findings: list[Finding] = field(default_factory=list)
     parse_notes: list[ParseNote] = field(default_factory=list)
     facts: object | None = None  # gradguard.facts.Facts, for hover
+    source: object | None = None  # gradguard.source.Source: the text as analysed, with its blocks

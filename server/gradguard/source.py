@@ -103,14 +103,16 @@ class Source:
         return split_blocks(self.text)
 
 
-def _statement_starts(text: str) -> list[tuple[int, bool]]:
+def _statement_starts(text: str, report_clean: list | None = None) -> list[tuple[int, bool]]:
     """Lines where a top-level logical line starts, each with 'is compound or decorated'.
 
     A light scanner (strings, comments, brackets, backslashes) rather than the
     tokenize module: it never fails on half-typed code and costs a few ms for
-    thousands of lines.
+    thousands of lines. With `report_clean`, appends whether the scan ended
+    outside any bracket, string or line continuation.
     """
     starts: list[tuple[int, bool]] = []
+    open_string = False
     depth = 0
     line = 0
     at_line_start = True
@@ -135,6 +137,8 @@ def _statement_starts(text: str) -> list[tuple[int, bool]]:
         if kind == "str":
             quote = m.group("str").lstrip("rRbBuUfFtT")
             end = _string_end(text, m.end(), quote)
+            if end >= len(text) and len(quote) == 3:
+                open_string = True
             line += text.count("\n", m.start(), end)
             pos = end
             continue
@@ -155,6 +159,8 @@ def _statement_starts(text: str) -> list[tuple[int, bool]]:
             line += 1
             at_line_start = True
             pos = m.end()
+    if report_clean is not None:
+        report_clean.append(depth == 0 and not open_string and not text.endswith("\\\n"))
     return starts
 
 
@@ -197,9 +203,92 @@ def split_blocks(text: str) -> list[Block]:
     """
     lines = text.split("\n")
     starts = _statement_starts(text)
-    blocks: list[Block] = []
     if not starts:
         return [Block(0, len(lines), text, False)] if text.strip() else []
+    return _group(lines, starts, 0, len(lines))
+
+
+def split_blocks_after_edit(old_text: str, old_blocks: list[Block], new_text: str) -> list[Block] | None:
+    """The blocks of `new_text`, re-scanning only around what changed since `old_text`.
+
+    Blocks wholly before the change are kept; the scan restarts at the block before the changed one and
+    stops at the first later block that starts with a def/class/compound statement in the unchanged tail,
+    provided the scan ends outside any string or bracket there. Returns None when it cannot be sure
+    (the caller then splits the whole text); the result always equals `split_blocks(new_text)`.
+    """
+    if not old_blocks or old_text == new_text:
+        return None if not old_blocks else list(old_blocks)
+    n = min(len(old_text), len(new_text))
+    prefix = _common_prefix(old_text, new_text, n)
+    suffix = _common_suffix(old_text, new_text, n - prefix)
+    changed_line = old_text.count("\n", 0, prefix)
+    i = next((k for k, b in enumerate(old_blocks) if b.end_line > changed_line), len(old_blocks))
+    i = max(0, i - 1)  # the block before may absorb new simple statements
+    start_line = old_blocks[i].start_line
+    delta = new_text.count("\n") - old_text.count("\n")
+    old_line_starts = None
+    tail_from = len(old_text) - suffix
+    j = None
+    for k in range(i + 1, len(old_blocks)):
+        block = old_blocks[k]
+        if old_line_starts is None:
+            old_line_starts = _line_offsets(old_text)
+        if block.start_line >= len(old_line_starts) or old_line_starts[block.start_line] < tail_from:
+            continue
+        new_offset = old_line_starts[block.start_line] + len(new_text) - len(old_text)
+        if new_offset > 0 and new_text[new_offset - 1] != "\n":
+            continue  # the edit joined this block's first line to the text before it
+        first = block.text.lstrip(" \t")
+        if _COMPOUND_START.match(first) or first.startswith("@"):
+            j = k
+            break
+    new_lines = new_text.split("\n")
+    stop_line = old_blocks[j].start_line + delta if j is not None else len(new_lines)
+    if stop_line <= start_line:
+        return None
+    region = "\n".join(new_lines[start_line:stop_line]) + ("\n" if stop_line < len(new_lines) else "")
+    clean: list[bool] = []
+    starts = [(line + start_line, compound) for line, compound in _statement_starts(region, clean)]
+    if j is not None and not clean[0]:
+        return None
+    if not starts or starts[0][0] != start_line:
+        return None
+    if j is not None and new_lines[starts[-1][0]].lstrip().startswith("@"):
+        return None  # a decorator right before the tail belongs to the tail's first block
+    middle = _group(new_lines, starts, start_line, stop_line)
+    tail = [Block(b.start_line + delta, b.end_line + delta, b.text, b.is_definition) for b in old_blocks[j:]] if j is not None else []
+    return list(old_blocks[:i]) + middle + tail
+
+
+def _line_offsets(text: str) -> list[int]:
+    return [0] + [m.end() for m in re.finditer("\n", text)]
+
+
+def _common_prefix(a: str, b: str, n: int) -> int:
+    lo, hi = 0, n  # binary search on slice equality: C-speed comparisons
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if a[:mid] == b[:mid]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def _common_suffix(a: str, b: str, n: int) -> int:
+    lo, hi = 0, n
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if a[len(a) - mid:] == b[len(b) - mid:]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def _group(lines: list[str], starts: list[tuple[int, bool]], first_line: int, end_line: int) -> list[Block]:
+    """Blocks from statement starts within lines [first_line, end_line)."""
+    blocks: list[Block] = []
     # Leading comments/blank lines belong to the first block.
     boundaries: list[tuple[int, bool, bool]] = []  # (line, compound, is_definition)
     prev_compound = True
@@ -217,8 +306,8 @@ def split_blocks(text: str) -> list[Block]:
         prev_compound = compound
         prev_decorator = is_decorator
     for i, (line, _compound, is_definition) in enumerate(boundaries):
-        start = 0 if i == 0 else line
-        end = boundaries[i + 1][0] if i + 1 < len(boundaries) else len(lines)
+        start = first_line if i == 0 else line
+        end = boundaries[i + 1][0] if i + 1 < len(boundaries) else end_line
         chunk = "\n".join(lines[start:end])
         if end < len(lines):
             chunk += "\n"

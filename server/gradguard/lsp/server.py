@@ -265,29 +265,11 @@ class GradguardServer(LanguageServer):
         blocks, ~35 KB each) would otherwise keep every superseded version for hours.
         Runs on the engine thread, the only thread that touches the cache.
         """
-        locator = getattr(report.facts, "locator", None)
-        source = getattr(locator, "source", None)
+        source = report.source
         if source is not None:
             self.live_blocks[key] = {block.text for block in source.blocks}
         live = set().union(*self.live_blocks.values()) if self.live_blocks else set()
-        cache = getattr(self.engine, "cache", None)
-        if hasattr(cache, "retain"):
-            cache.retain(live, slack=PARSE_CACHE_SLACK)
-            return
-        entries = getattr(cache, "_entries", None)
-        if entries is None or len(entries) <= len(live) + 2 * PARSE_CACHE_SLACK:
-            return
-        for text in list(entries):  # oldest first
-            if len(entries) <= len(live) + PARSE_CACHE_SLACK:
-                break
-            if text not in live:
-                del entries[text]
-        # The engine's per-block facts hold their modules too: drop those of evicted blocks.
-        block_facts = getattr(self.engine, "block_facts", None)
-        if isinstance(block_facts, dict):
-            kept = {id(getattr(entry, "module", None)) for entry in entries.values()}
-            for fact_key in [k for k, v in block_facts.items() if isinstance(v, tuple) and id(v[0]) not in kept]:
-                del block_facts[fact_key]
+        self.engine.retain(live, slack=PARSE_CACHE_SLACK)
 
     def publish(self, key: str, snap: Snapshot, diagnostics: dict[str, list[types.Diagnostic]]) -> None:
         uris = {p.uri: p.version for p in snap.pieces}
