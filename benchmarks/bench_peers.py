@@ -15,7 +15,7 @@ from __future__ import annotations
 import argparse
 import datetime
 import os
-import platform
+import shlex
 import shutil
 import statistics
 import subprocess
@@ -25,18 +25,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import corpus  # noqa: E402  (benchmarks/ is not a package)
+import corpus  # benchmarks/ is not a package: found through sys.path
 
 PEERS_DIR = corpus.BENCH_DIR / ".peers"
 PEERS_VENV = PEERS_DIR / "venv"
 PEERS_BIN = PEERS_VENV / "bin"
-RESULTS_FILE = corpus.BENCH_DIR / "RESULTS.md"
 BENCH_PACKAGE = "timm"
 
 # A bare parse: read every .py file under the folder and hand it to libcst, nothing else (one line, so the
 # command in RESULTS.md can be pasted into a shell).
 BARE_PARSE = ("import pathlib, sys, libcst; "
-              "[libcst.parse_module(p.read_bytes()) for p in sorted(pathlib.Path(sys.argv[1]).rglob('*.py'))]")
+              '[libcst.parse_module(p.read_bytes()) for p in sorted(pathlib.Path(sys.argv[1]).rglob("*.py"))]')
 
 @dataclass
 class Tool:
@@ -51,12 +50,12 @@ class Tool:
     wall: list[float] = field(default_factory=list)
     last_run: corpus.Run | None = None
 
-    def display_command(self, bench_dir: Path, python_names: dict[str, str]) -> str:
-        words = []
-        for word in self.command:
-            word = python_names.get(word, word)
-            words.append(word.replace(str(bench_dir), "$BENCH"))
-        return " ".join(words)
+    def display_command(self, replacements: dict[str, str]) -> str:
+        """The command as a shell line, with the long local paths replaced by short names."""
+        line = shlex.join(self.command)
+        for path, name in replacements.items():
+            line = line.replace(path, name)
+        return line
 
 
 def ensure_peers() -> None:
@@ -84,6 +83,12 @@ def make_tools(bench_dir: Path, project_python: str, gradguard: str | None) -> l
     peers_python = str(PEERS_BIN / "python")
     gradguard_version = output_of(
         [project_python, "-c", "import importlib.metadata as m; print(m.version('gradguard'))"])
+    try:  # the engine changes faster than its version number: name the commit too
+        commit = output_of(["git", "-C", str(corpus.PROJECT_DIR), "rev-parse", "--short", "HEAD"])
+        dirty = output_of(["git", "-C", str(corpus.PROJECT_DIR), "status", "--porcelain", "--", "server"])
+        gradguard_version += f" ({commit}{', uncommitted changes in server/' if dirty else ''})"
+    except (OSError, subprocess.CalledProcessError):
+        pass
     tools = []
     if gradguard:
         tools.append(Tool("gradguard check --jobs 1", gradguard_version,
@@ -125,39 +130,6 @@ def run_rounds(tools: list[Tool], rounds: int, slow_rounds: int) -> None:
                   flush=True)
 
 
-def machine_line() -> str:
-    model = "unknown CPU"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return (f"{os.cpu_count()} cores (nproc {len(os.sched_getaffinity(0))}), {model}, "
-            f"{platform.system()} {platform.release()}, Python {platform.python_version()}")
-
-
-def replace_section(text: str, heading: str, body: str) -> str:
-    """`text` with the `## heading` section replaced by `body` (appended when the section is absent)."""
-    lines = text.splitlines()
-    start = next((i for i, line in enumerate(lines) if line.strip() == f"## {heading}"), None)
-    section = [f"## {heading}", "", *body.rstrip().splitlines(), ""]
-    if start is None:
-        if lines and lines[-1].strip():
-            lines.append("")
-        return "\n".join(lines + section) + "\n"
-    end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")), len(lines))
-    return "\n".join(lines[:start] + section + lines[end:]).rstrip() + "\n"
-
-
-def write_results(sections: dict[str, str]) -> None:
-    text = RESULTS_FILE.read_text() if RESULTS_FILE.exists() else "# Benchmark results\n"
-    for heading, body in sections.items():
-        text = replace_section(text, heading, body)
-    RESULTS_FILE.write_text(text)
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=3)
@@ -178,11 +150,14 @@ def main(argv: list[str] | None = None) -> int:
         shutil.copytree(package.checked_dir, bench_dir)
         tools = make_tools(bench_dir, args.python, gradguard)
         print(f"corpus: {package.label} ({len(files)} files, {lines} lines), copied to {bench_dir}")
+        load_before = os.getloadavg()[0]
         run_rounds(tools, args.rounds, args.slow_rounds)
+        load_after = os.getloadavg()[0]
         tools = [tool for tool in tools if tool.cpu]
-        python_names = {args.python: "$VPY", str(PEERS_BIN / "python"): "$PEERS/python"}
-        commands = {tool.name: tool.display_command(bench_dir, python_names) for tool in tools}
-        commands = {name: command.replace(str(PEERS_BIN) + "/", "$PEERS/") for name, command in commands.items()}
+        replacements = {str(bench_dir): "$BENCH", str(PEERS_BIN) + "/": "$PEERS/", args.python: "$VPY"}
+        if gradguard:
+            replacements[gradguard] = os.path.relpath(gradguard, corpus.PROJECT_DIR)
+        commands = {tool.name: tool.display_command(replacements) for tool in tools}
         torchfix_note = next((line for t in tools if t.name == "TorchFix" and t.last_run
                               for line in t.last_run.stderr.splitlines() if line.startswith("Finished checking")), "")
 
@@ -198,8 +173,8 @@ def main(argv: list[str] | None = None) -> int:
         a for a in (argv if argv is not None else sys.argv[1:]))
     peer_body = "\n".join([
         f"- Date: {today}",
-        f"- Machine: {machine_line()}; the cores are shared with other jobs, so wall times are noisy and CPU "
-        f"time is the measure.",
+        f"- Machine: {corpus.machine_line()}; the cores are shared with other jobs, so wall times are noisy and CPU "
+        f"time is the measure (1-minute load average {load_before:.1f} at the start, {load_after:.1f} at the end).",
         f"- Corpus: {package.label} sources, `{package.checked_dir.name}/` from the wheel: {len(files)} files, "
         f"{lines:,} lines, copied to a temporary folder `$BENCH`.",
         f"- Run: `make bench-peers` (`{command_line.strip()}`): {args.rounds} interleaved rounds "
@@ -236,8 +211,8 @@ def main(argv: list[str] | None = None) -> int:
         print("\n" + engine_body)
         sections["Engine vs bare parse"] = engine_body
     if not args.no_write:
-        write_results(sections)
-        print(f"\nwritten to {os.path.relpath(RESULTS_FILE, corpus.PROJECT_DIR)}")
+        corpus.write_results(sections)
+        print(f"\nwritten to {os.path.relpath(corpus.RESULTS_FILE, corpus.PROJECT_DIR)}")
     return 0
 
 

@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import argparse
 import collections
+import datetime
 import json
 import os
+import platform
 import re
 import resource
 import subprocess
@@ -31,11 +33,13 @@ CORPUS_DIR = PROJECT_DIR / ".corpus"
 WHEEL_DIR = CORPUS_DIR / "wheels"
 LOCK_FILE = BENCH_DIR / "corpus.lock"
 FINDINGS_FILE = BENCH_DIR / "corpus-findings.json"
+RESULTS_FILE = BENCH_DIR / "RESULTS.md"
 
 # Which part of an unpacked wheel is checked, when it is not the package's import name.
 CHECKED_SUBTREE = {"transformers": "transformers/models"}
 
 # Codes by which the CLI may report a file it could not parse (ruff reports syntax errors without a code).
+STDERR_LINES_SHOWN = 80
 PARSE_FAILURE_CODES = {None, "", "E999", "GG000", "GG999", "syntax-error", "parse-error"}
 
 
@@ -222,6 +226,62 @@ def is_parse_failure(finding: dict) -> bool:
     return finding.get("code") in PARSE_FAILURE_CODES
 
 
+def replace_section(text: str, heading: str, body: str) -> str:
+    """`text` with the `## heading` section replaced by `body` (appended when the section is absent)."""
+    lines = text.splitlines()
+    start = next((i for i, line in enumerate(lines) if line.strip() == f"## {heading}"), None)
+    section = [f"## {heading}", "", *body.rstrip().splitlines(), ""]
+    if start is None:
+        if lines and lines[-1].strip():
+            lines.append("")
+        return "\n".join(lines + section) + "\n"
+    end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")), len(lines))
+    return "\n".join(lines[:start] + section + lines[end:]).rstrip() + "\n"
+
+
+def write_results(sections: dict[str, str]) -> None:
+    text = RESULTS_FILE.read_text() if RESULTS_FILE.exists() else "# Benchmark results\n"
+    for heading, body in sections.items():
+        text = replace_section(text, heading, body)
+    RESULTS_FILE.write_text(text)
+
+
+def machine_line() -> str:
+    """Cores, CPU model, OS and Python of this machine, for the results."""
+    model = "unknown CPU"
+    try:
+        model = next(line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
+                     if line.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    return (f"nproc {len(os.sched_getaffinity(0))}, {model}, {platform.system()} {platform.release()}, "
+            f"Python {platform.python_version()}")
+
+
+def corpus_section(packages, files_per_package, lines_per_package, per_rule, per_package, parse_failures,
+                   run: Run, jobs: int) -> str:
+    """The "Corpus" section of RESULTS.md: what was checked, what was found, how long it took."""
+    rows = [f"| {p.label} | `{p.checked_dir.relative_to(p.path_base).as_posix()}/` | "
+            f"{len(files_per_package[p.label])} | {lines_per_package[p.label]:,} | {per_package.get(p.label, 0)} |"
+            for p in packages]
+    total_lines = sum(lines_per_package.values())
+    rows.append(f"| total | | {sum(len(f) for f in files_per_package.values())} | {total_lines:,} | "
+                f"{sum(per_package.values())} |")
+    rules = ", ".join(f"{code} {count}" for code, count in sorted(per_rule.items())) or "none"
+    return "\n".join([
+        f"- Date: {datetime.date.today().isoformat()}; machine: {machine_line()} (cores shared with other jobs).",
+        f"- Run: `make corpus` (`gradguard check --format json --jobs {jobs} --no-default-excludes <dirs>`); "
+        f"wheels pinned in `benchmarks/corpus.lock`, torch's sources are the project venv's installed torch.",
+        f"- Time: wall {run.wall:.1f} s, CPU {run.cpu:.1f} s ({total_lines / run.cpu:,.0f} lines per CPU-second).",
+        f"- Parse failures: {len(parse_failures)}. Findings per rule: {rules}. "
+        f"All findings: `benchmarks/corpus-findings.json`.",
+        "",
+        "| package | checked | files (.py, .pyi) | lines | findings |",
+        "| --- | --- | ---: | ---: | ---: |",
+        *rows,
+    ])
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--jobs", type=int, default=2)
@@ -230,6 +290,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--packages", nargs="*", help="only these packages (torch and names from corpus.lock)")
     parser.add_argument("--fetch-only", action="store_true", help="fetch and unpack, print the sizes, do not check")
     parser.add_argument("--output", type=Path, default=FINDINGS_FILE)
+    parser.add_argument("--no-write", action="store_true", help="leave RESULTS.md alone")
     args = parser.parse_args(argv)
     gradguard = args.gradguard or str(Path(args.python).parent / "gradguard")
 
@@ -253,15 +314,22 @@ def main(argv: list[str] | None = None) -> int:
     command = gradguard_command(gradguard, args.jobs, [p.checked_dir for p in packages])
     print(f"\n$ {' '.join(command[:7])} <{len(packages)} dirs>", flush=True)
     run = timed_run(command, cwd=PROJECT_DIR)
-    if run.stderr.strip():
-        print("--- gradguard stderr ---")
-        print(run.stderr.rstrip())
-        print("------------------------")
+    stderr_lines = run.stderr.rstrip().splitlines()
+    if stderr_lines:
+        shown = stderr_lines[:STDERR_LINES_SHOWN]
+        print(f"--- gradguard stderr ({len(stderr_lines)} lines, "
+              f"{sum('Traceback' in line for line in stderr_lines)} tracebacks) ---")
+        print("\n".join(shown))
+        if len(stderr_lines) > len(shown):
+            print(f"... {len(stderr_lines) - len(shown)} more lines (rerun the command above to see them)")
+        print("---")
+    # The JSON format always prints a list, even an empty one: no list means the run itself died (an uncaught
+    # exception also exits 1, like "findings", so the exit status alone does not tell).
     try:
-        raw_findings = json.loads(run.stdout or "[]")
+        raw_findings = json.loads(run.stdout)
     except json.JSONDecodeError as error:
-        print(f"gradguard exited {run.returncode} and its output is not JSON ({error}); first 2000 chars:")
-        print(run.stdout[:2000])
+        print(f"CRASH: gradguard exited {run.returncode} without a JSON list ({error}); "
+              f"wall {run.wall:.1f} s, CPU {run.cpu:.1f} s; stdout starts: {run.stdout[:500]!r}")
         return 2
 
     findings = sorted(relativize(raw_findings, packages), key=finding_key)
@@ -286,6 +354,10 @@ def main(argv: list[str] | None = None) -> int:
 
     args.output.write_text(json.dumps(findings, indent=2) + "\n")
     print(f"findings written to {os.path.relpath(args.output, PROJECT_DIR)}")
+    if not args.no_write:
+        write_results({"Corpus": corpus_section(packages, files_per_package, lines_per_package, per_rule,
+                                                 per_package, parse_failures, run, args.jobs)})
+        print(f"summary written to {os.path.relpath(RESULTS_FILE, PROJECT_DIR)} (section \"Corpus\")")
     # 0 and 1 are gradguard's "no findings" and "findings"; anything else is a crash of the run.
     return 0 if run.returncode in (0, 1) else 1
 
