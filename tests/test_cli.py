@@ -232,3 +232,10 @@ def test_model_class_imported_from_another_file_of_the_project(tmp_path):
     assert [(d["code"], d["location"]["row"]) for d in json.loads(proc.stdout)] == [("GG401", 10)]
     result = subprocess.run([sys.executable, str(train)], cwd=tmp_path, capture_output=True, text=True)
     assert "modified by an inplace operation" in result.stderr  # the finding is real
+
+
+def test_json_lists_unparsable_code_like_ruff_with_a_null_code(tmp_path):
+    (tmp_path / "broken.py").write_text("import torch\ndef f(:\n    pass\n")
+    [entry] = json.loads(gg("check", "--format", "json", str(tmp_path / "broken.py")).stdout)
+    assert entry["code"] is None and entry["name"] == "syntax-error"
+    assert entry["location"] == {"row": 2, "column": 7} and "invalid syntax" in entry["message"]

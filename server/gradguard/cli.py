@@ -194,7 +194,14 @@ def write_atomically(path: str, text: str, expected_original: str) -> str | None
 
 def _check_worker(args):
     path, config, lang, fix_mode, max_bytes = args
-    return check_one(path, None, config, lang, fix_mode, max_bytes)
+    try:
+        return check_one(path, None, config, lang, fix_mode, max_bytes)
+    except Exception as exc:  # one file's internal error must not end the run
+        import traceback
+
+        where = traceback.extract_tb(exc.__traceback__)[-1]
+        return FileResult(path, error=f"internal error ({type(exc).__name__}: {exc} at "
+                                      f"{Path(where.filename).name}:{where.lineno}); please report it")
 
 
 # ---------------------------------------------------------------- output
@@ -229,6 +236,13 @@ def finding_json(path: str, f: Finding) -> dict:
         "runtime_error": f.runtime_error,
         "explanation": f.explanation,
     }
+
+
+def parse_note_json(path: str, note: ParseNote) -> dict:
+    """A block that could not be parsed, as ruff reports syntax errors: `code` is null."""
+    return {"filename": path, "code": None, "name": "syntax-error", "message": note.message, "severity": "error",
+            "location": _loc(note.span), "end_location": _end(note.span), "fix": None, "url": None,
+            "noqa_row": None, "related": [], "runtime_error": "", "explanation": ""}
 
 
 def _color(enabled: bool):
@@ -405,6 +419,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     stdin_fix = fix_mode != "none" and (not args.paths or args.paths == ["-"])
     if args.format == "json":
         out = [finding_json(r.path, f) for r in results for f in r.findings]
+        out += [parse_note_json(r.path, n) for r in results for n in r.notes]
         print(json.dumps(out, indent=2, ensure_ascii=False), file=sys.stderr if stdin_fix else sys.stdout)
     elif args.format == "sarif":
         print(format_sarif(results), file=sys.stderr if stdin_fix else sys.stdout)
