@@ -10,8 +10,9 @@
 //   WORK         scratch folder, wiped first (default: tests/e2e/artifacts/vscode-work)
 //   SHOTS        screenshot folder (default: tests/e2e/artifacts)
 //   README_SHOT  where to copy the hover screenshot for the README (optional)
-//   PORT         port on 127.0.0.1 (default 18180)
+//   PORT         port on 127.0.0.1 (default: a free one)
 //   CHROMIUM     browser binary (default /usr/bin/chromium)
+//   BARE_PYTHON  an interpreter without gradguard (default /usr/bin/python3)
 // Prints one `RESULT {json}` line; the exit code is 0 only when every assertion held.
 'use strict';
 const { chromium } = require('playwright-core');
@@ -19,6 +20,7 @@ const { spawn, execFileSync } = require('child_process');
 const fs = require('fs');
 const path = require('path');
 const http = require('http');
+const net = require('net');
 
 const HERE = __dirname;
 const CODE_SERVER = process.env.CODE_SERVER;
@@ -27,8 +29,10 @@ const PYTHON = process.env.PYTHON;
 const WORK = path.resolve(process.env.WORK || path.join(HERE, 'artifacts', 'vscode-work'));
 const SHOTS = path.resolve(process.env.SHOTS || path.join(HERE, 'artifacts'));
 const README_SHOT = process.env.README_SHOT ? path.resolve(process.env.README_SHOT) : '';
-const PORT = Number(process.env.PORT || 18180);
+let PORT = Number(process.env.PORT || 0); // 0: pick a free port
 const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
+// An interpreter without gradguard, for the "not installed" notification.
+const BARE_PYTHON = process.env.BARE_PYTHON || '/usr/bin/python3';
 
 // On a busy 2-core machine the extension host starts 10-20 s after the page; be generous.
 const LONG = 90000;
@@ -39,6 +43,14 @@ const log = (m) => console.log(`[vscode-e2e ${String(Date.now() - T0).padStart(6
 const timings = {};
 const mark = (k) => { timings[k] = Date.now() - T0; log(`MARK ${k}`); };
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => { const { port } = srv.address(); srv.close(() => resolve(port)); });
+  });
+}
 
 function httpOk(url) {
   return new Promise((resolve) => {
@@ -125,6 +137,7 @@ async function main() {
     'files.trimTrailingWhitespace': false,
   }, null, 2));
 
+  if (!PORT) PORT = await freePort();
   const common = ['--config', path.join(WORK, 'code-server.yaml'), '--user-data-dir', ud, '--extensions-dir', exts];
   const tInstall = Date.now();
   const out = execFileSync(CODE_SERVER, [...common, '--install-extension', VSIX], { encoding: 'utf8', env });
@@ -227,6 +240,8 @@ async function main() {
       await page.locator('.tab', { hasText: /GG101/ }).first().waitFor({ timeout: 15000 });
     });
     mark('ruleDocsOpened');
+    await page.mouse.move(1200, 700);
+    await page.keyboard.press('Escape');
     await sleep(1000); // let the Markdown preview render for the screenshot
     await shot('04-rule-docs');
     // Back to the program: close the preview (it opened beside the editor) and focus the source.
@@ -272,15 +287,68 @@ async function main() {
 
     // ---- program 3: optimizer step against a retained graph --------------------------------------
     const editor3 = await openFile(page, 'rnn_retain_graph.py', 'h_cur = h_next');
-    await squiggleOnLine(editor3, 'opt.step()', LONG);
-    await squiggleOnLine(editor3, 'h_cur = h_next', LONG);
-    mark('program3Squiggles');
+    // The engine may flag the step() line, the carried-state line, or both.
+    await squiggleOnLine(editor3, ['opt.step()', 'h_cur = h_next'], LONG);
+    mark('program3Squiggle');
     const problems3 = await problemsFor(page, 'rnn_retain_graph.py');
     log(`problems in rnn_retain_graph.py: ${JSON.stringify(problems3)}`);
     const lines3 = new Set(problems3.filter((p) => /^GG4\d\d$/.test(p.code)).map((p) => p.line));
     check(lines3.has(14) || lines3.has(15), 'a GG4xx finding on the opt.step() / h_cur = h_next lines of program 3');
     check([...lines3].every((l) => l === 14 || l === 15), 'GG4xx findings only on lines 14 and 15 of program 3');
     await shot('09-program3');
+
+    // ---- the language status item: server state, interpreter, last analysis ---------------------
+    const statusText = await retry('language status', 3, async () => {
+      await page.locator('[id="status.languageStatus"]').first().click();
+      const hover = page.locator('.monaco-hover:not(.hidden)', { hasText: 'last analysis' }).first();
+      await hover.waitFor({ state: 'visible', timeout: 15000 });
+      return hover.innerText();
+    });
+    log(`language status: ${JSON.stringify(statusText)}`);
+    check(statusText.includes(PYTHON), 'the language status names the interpreter');
+    await shot('10-language-status');
+    await page.keyboard.press('Escape');
+
+    // ---- explain a traceback: the selection goes to `gradguard explain -`, the answer to a preview --
+    const tbEditor = await openFile(page, 'traceback.txt', 'RuntimeError');
+    await tbEditor.locator('.view-line', { hasText: 'RuntimeError' }).first().click();
+    await page.keyboard.press('Control+KeyA');
+    await runCommand(page, 'gradguard: Explain Traceback');
+    await page.locator('.tab', { hasText: /traceback\.md/ }).first().waitFor({ timeout: LONG });
+    const explained = await waitFor(() => frameText(page, /gradguard explain/), MEDIUM, 'the explanation rendered');
+    log(`explanation (start): ${JSON.stringify(explained.slice(0, 300))}`);
+    check(/index_loop\.py/.test(explained), 'the explanation names the file from the traceback');
+    mark('tracebackExplained');
+    await shot('11-explain-traceback');
+
+    // ---- an interpreter without gradguard: one notification with the install command ---------------
+    // A workspace setting (the file watcher on the workspace picks it up; the workspace is trusted).
+    fs.mkdirSync(path.join(ws, '.vscode'), { recursive: true });
+    fs.writeFileSync(path.join(ws, '.vscode', 'settings.json'), JSON.stringify({ 'gradguard.interpreter': BARE_PYTHON }, null, 2));
+    const toast = page.locator('.notification-toast', { hasText: `${BARE_PYTHON} -m pip install gradguard` }).first();
+    await toast.waitFor({ state: 'visible', timeout: LONG });
+    check(await toast.locator('a.monaco-button, .monaco-button', { hasText: 'Install in Terminal' }).count() === 1,
+      'the notification offers to install in a terminal');
+    await sleep(3000);
+    check(await page.locator('.notification-toast', { hasText: 'gradguard' }).count() === 1, 'exactly one gradguard notification');
+    mark('notInstalledNotified');
+    await shot('12-not-installed');
+
+    // ---- a server that exits at once: one notification, no restart loop ----------------------------
+    const crashing = path.join(WORK, 'crashing-python');
+    fs.writeFileSync(crashing, `#!/bin/sh\n[ "$1 $2 $3" = "-m gradguard server" ] && { echo "server crashed on purpose" >&2; exit 3; }\nexec '${PYTHON}' "$@"\n`);
+    fs.chmodSync(crashing, 0o755);
+    await runCommand(page, 'Notifications: Clear All Notifications');
+    fs.writeFileSync(path.join(ws, '.vscode', 'settings.json'), JSON.stringify({ 'gradguard.interpreter': crashing }, null, 2));
+    await page.locator('.notification-toast', { hasText: 'did not start' }).first().waitFor({ state: 'visible', timeout: LONG });
+    await sleep(5000); // a restart loop would add more
+    const toasts = await page.locator('.notification-toast').allInnerTexts();
+    log(`notifications after the crash: ${JSON.stringify(toasts)}`);
+    check(toasts.length === 1, 'exactly one notification after the server crashed at start');
+    const starts = readTrace(traceFile).filter((e) => e.event === 'serverStarting' && e.python === crashing).length;
+    check(starts === 1, `the crashing server was started once, not in a loop (started ${starts} times)`);
+    mark('crashReportedOnce');
+    await shot('13-server-crashed');
 
     console.log('RESULT ' + JSON.stringify({ ok: true, timings }));
   } finally {
@@ -291,6 +359,28 @@ async function main() {
       await sleep(1000);
     }
   }
+}
+
+/** Runs a command from the command palette by its title. */
+async function runCommand(page, title) {
+  await retry(`command ${title}`, 3, async () => {
+    await page.keyboard.press('F1');
+    const input = page.locator('.quick-input-widget input');
+    await input.waitFor({ state: 'visible', timeout: 15000 });
+    await input.fill(`>${title}`);
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor({ timeout: 15000 });
+    await page.keyboard.press('Enter');
+  });
+}
+
+/** The text of the first frame (webviews such as the Markdown preview live in frames) matching `pattern`. */
+async function frameText(page, pattern) {
+  for (const frame of page.frames()) {
+    if (frame === page.mainFrame()) continue;
+    const text = await frame.evaluate(() => (document.body ? document.body.innerText : '')).catch(() => '');
+    if (pattern.test(text)) return text;
+  }
+  return null;
 }
 
 function explorerRow(page, name) {
@@ -309,24 +399,26 @@ async function openFile(page, name, text) {
 }
 
 /**
- * Waits for an error/warning squiggle on the line whose text contains `lineText`, by geometry:
- * decorations and text lines share the editor's line grid.
+ * Waits for an error/warning squiggle on a line whose text contains `lineText` (or one of several),
+ * by geometry: decorations and text lines share the editor's line grid.
  */
 async function squiggleOnLine(editor, lineText, timeoutMs) {
-  const line = editor.locator('.view-line', { hasText: lineText }).first();
+  const texts = Array.isArray(lineText) ? lineText : [lineText];
   return waitFor(async () => {
-    const lineBox = await line.boundingBox();
-    if (!lineBox) return null;
     const squiggles = editor.locator('.squiggly-error, .squiggly-warning');
     const n = await squiggles.count();
-    for (let i = 0; i < n; i++) {
-      const box = await squiggles.nth(i).boundingBox();
-      if (box && Math.abs(box.y + box.height / 2 - (lineBox.y + lineBox.height / 2)) < lineBox.height / 2) {
-        return squiggles.nth(i);
+    for (const text of texts) {
+      const lineBox = await editor.locator('.view-line', { hasText: text }).first().boundingBox();
+      if (!lineBox) continue;
+      for (let i = 0; i < n; i++) {
+        const box = await squiggles.nth(i).boundingBox();
+        if (box && Math.abs(box.y + box.height / 2 - (lineBox.y + lineBox.height / 2)) < lineBox.height / 2) {
+          return squiggles.nth(i);
+        }
       }
     }
     return null;
-  }, timeoutMs, `a squiggle on the line '${lineText}'`, 200);
+  }, timeoutMs, `a squiggle on the line '${texts.join("' or '")}'`, 200);
 }
 
 /**
