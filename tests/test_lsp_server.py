@@ -221,7 +221,7 @@ async def test_fix_all_is_resolved_lazily_and_applies_the_safe_fixes(client: Lan
 async def test_fix_all_command_sends_a_versioned_workspace_edit(client: LanguageClient):
     uri, _ = await open_and_wait(client, P.SAFE_FIXES)
     result = await client.workspace_execute_command_async(
-        types.ExecuteCommandParams(command="gradguard.fixAll", arguments=[uri])
+        types.ExecuteCommandParams(command="gradguard.applyFixAll", arguments=[uri])
     )
     assert result == {"applied": True, "edits": 2}
     edits, version = edits_for(client.applied_edits[-1], uri)

@@ -351,8 +351,8 @@ class QuietLanguageClient extends LanguageClient {
 
 /**
  * vscode-languageclient registers a VS Code command for every command the server advertises in
- * `executeCommandProvider`, and registering an id twice fails. The server's `gradguard.fixAll`
- * (which takes a document URI) shares its id with this extension's palette command, so the
+ * `executeCommandProvider`, and registering an id twice fails. The server's commands
+ * may share ids with this extension's palette commands, so the
  * extension's own command ids are left out of that registration; the server still receives them
  * through `workspace/executeCommand`.
  */

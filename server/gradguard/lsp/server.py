@@ -649,7 +649,7 @@ def rule_docs(ls: GradguardServer, *args: Any) -> str:
     return rule.docs(lang)
 
 
-@server.command("gradguard.fixAll")
+@server.command("gradguard.applyFixAll")
 async def fix_all_command(ls: GradguardServer, *args: Any) -> dict[str, Any]:
     uri = args[0]["uri"] if args and isinstance(args[0], dict) else (str(args[0]) if args else "")
     edits, versions = await ls.fix_all_edits(uri)
