@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lsprotocol import types
+from pygls.uris import to_fs_path
 from pygls.lsp.server import LanguageServer
 
 from ..findings import Report
@@ -26,6 +27,7 @@ from . import hover as hov
 from .convert import Positions, finding_diagnostic, parse_note_diagnostic
 from .documents import Snapshot, key_for_uri, snapshot_for
 from .jedi_support import JediService, jedi_markdown
+from .trace_results import TraceResults
 from .settings import Settings, SettingsStore
 
 SERVER_NAME = "gradguard"
@@ -82,6 +84,7 @@ class GradguardServer(LanguageServer):
         self.live_blocks: dict[str, set[str]] = {}  # key -> block texts of its last analysis
         self.loop: asyncio.AbstractEventLoop | None = None
         self.jedi = JediService(lambda msg: self.log(msg))
+        self.trace = TraceResults()
 
     # ---- helpers --------------------------------------------------------------------
 
@@ -275,11 +278,22 @@ class GradguardServer(LanguageServer):
         uris = {p.uri: p.version for p in snap.pieces}
         for uri in self.published.get(key, set()) - set(uris):
             self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+        traced = self.trace_diagnostics(snap) if self.trace.marks and not snap.is_notebook else []
         for uri, version in uris.items():
             self.text_document_publish_diagnostics(
-                types.PublishDiagnosticsParams(uri=uri, version=version, diagnostics=diagnostics.get(uri, []))
+                types.PublishDiagnosticsParams(uri=uri, version=version,
+                                               diagnostics=diagnostics.get(uri, []) + traced)
             )
         self.published[key] = set(uris)
+
+    def trace_diagnostics(self, snap: Snapshot) -> list[types.Diagnostic]:
+        """`gradguard trace` results for this file, for the lines still as the trace saw them."""
+        codec = self.workspace.position_codec
+        return self.trace.diagnostics(snap.path, snap.text.split("\n"), lambda text, col: codec.client_num_units(text[:col]))
+
+    def reload_trace(self) -> None:
+        roots = [to_fs_path(f.uri) for f in self.workspace.folders.values()] or ([self.root_path] if self.root_path else [])
+        self.trace.reload([r for r in roots if r], self.lang_for(self.settings.global_settings))
 
     def forget(self, key: str, uris: list[str]) -> None:
         task = self.tasks.pop(key, None)
@@ -350,6 +364,7 @@ def initialize(ls: GradguardServer, params: types.InitializeParams) -> None:
 @server.feature(types.INITIALIZED)
 async def initialized(ls: GradguardServer, _params: types.InitializedParams) -> None:
     ls.log(f"gradguard {_version()} started (position encoding {ls.workspace.position_encoding})")
+    ls.reload_trace()
     settings = ls.settings.global_settings
     if settings.jedi_enable:
         ls.jedi.start(ls.root_path, settings.jedi_warmup)
@@ -365,7 +380,8 @@ async def _watch_pyproject(ls: GradguardServer) -> None:
                 id="gradguard-pyproject",
                 method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
                 register_options=types.DidChangeWatchedFilesRegistrationOptions(
-                    watchers=[types.FileSystemWatcher(glob_pattern="**/pyproject.toml")]
+                    watchers=[types.FileSystemWatcher(glob_pattern="**/pyproject.toml"),
+                              types.FileSystemWatcher(glob_pattern="**/.gradguard/trace.json")]
                 ),
             )
         ]
@@ -460,6 +476,10 @@ async def did_change_configuration(ls: GradguardServer, params: types.DidChangeC
 
 @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
 def did_change_watched_files(ls: GradguardServer, params: types.DidChangeWatchedFilesParams) -> None:
+    if any(change.uri.endswith("trace.json") for change in params.changes):
+        ls.reload_trace()
+        ls.log("gradguard: .gradguard/trace.json changed, showing the runtime trace findings")
+        ls.schedule_all()
     if any(change.uri.endswith("pyproject.toml") for change in params.changes):
         ls.config_cache.clear()
         ls.config_errors.clear()
