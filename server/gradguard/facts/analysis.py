@@ -765,6 +765,13 @@ class Scope:
             t.counter.write(w)
             t.storage.silent_writes.append(w)
             return w
+        if t.overlapping and w.kind in ("method", "augassign") and w.op.rstrip("()") not in _FILL_LIKE:
+            # checked on torch 2.13: arithmetic and random in-place ops refuse overlapping memory; scalar fills
+            # (`fill_`, `zero_`, `masked_fill_`, ...) do not, and item assignment depends on the index
+            w.raises = True
+            self._problem(Problem("expand-write", w.node, w.stmt, tensor=t, write=w))
+            t.counter.write(w)
+            return w
         if base.inference_call is not None and self.inference is None and not self.guarded:
             w.raises = True
             self._problem(Problem("inference-write", w.node, w.stmt, tensor=base, write=w))
@@ -1272,8 +1279,11 @@ class Scope:
             requires_grad = rg[0].value if isinstance(rg[0], Literal) and isinstance(rg[0].value, bool) else None
         if q.endswith(("randint", "randperm", "randint_like")):
             requires_grad = False
-        return self.new_tensor(requires_grad=requires_grad, is_leaf=True, origin=node,
-                               created_by=q + ("(..., requires_grad=True)" if requires_grad else "(...)"))
+        t = self.new_tensor(requires_grad=requires_grad, is_leaf=True, origin=node,
+                            created_by=q + ("(..., requires_grad=True)" if requires_grad else "(...)"))
+        if q.rsplit(".", 1)[-1] in ("rand", "randn", "zeros", "ones", "empty", "full"):
+            t.shape = _literal_shape(positional[:1] if q.endswith("full") else positional)
+        return t
 
     def eval_optimizer(self, q: str, node: cst.Call):
         positional, keywords = self.args_of(node)
@@ -1363,7 +1373,13 @@ class Scope:
             if row.view in ("view", "expand", "multi", "alias"):
                 if row.view == "multi":
                     return Seq(None, self.view_of(t, node, "multi"))
-                return self.view_of(t, node, row.view)
+                view = self.view_of(t, node, row.view)
+                view.shape = _view_shape(name, t.shape, positional)
+                if row.view == "expand" and t.shape is not None and view.shape is not None:
+                    # an expand that broadcasts a size-1 (or new) dimension makes elements share memory
+                    padded = (1,) * (len(view.shape) - len(t.shape)) + t.shape
+                    view.overlapping = any(old == 1 and new > 1 for old, new in zip(padded, view.shape))
+                return view
             return self.apply_op(row, [t] + positional, node, keywords=keywords, op_name=name)
         if name in NONDIFF:
             return self.new_tensor(requires_grad=False, is_leaf=True, origin=node, created_by=f"`.{name}()`")
@@ -1594,6 +1610,47 @@ _TENSOR_ONLY_METHODS = {"add_", "mul_", "sub_", "div_", "zero_", "fill_", "copy_
 
 _PARAM_ATTRS = {"weight", "bias", "weight_ih_l0", "weight_hh_l0", "bias_ih_l0", "bias_hh_l0", "weight_ih",
                 "weight_hh", "bias_ih", "bias_hh", "in_proj_weight", "in_proj_bias"}
+
+
+_FILL_LIKE = {"fill_", "zero_", "fill_diagonal_", "masked_fill_", "index_fill_"}
+
+
+def _literal_shape(values) -> tuple[int, ...] | None:
+    """A shape given as literal ints, `(2, 3)` or `2, 3`; None when any part is not a literal."""
+    if len(values) == 1 and isinstance(values[0], Seq) and values[0].items is not None:
+        values = values[0].items
+    if not values or not all(isinstance(v, Literal) and isinstance(v.value, int) and v.value >= 0 for v in values):
+        return None
+    return tuple(v.value for v in values)
+
+
+def _view_shape(method: str, shape, args) -> tuple[int, ...] | None:
+    """The shape of a view when the code makes it plain (literal sizes); None otherwise."""
+    if method == "unsqueeze" and shape is not None and len(args) == 1 and isinstance(args[0], Literal):
+        dim = args[0].value
+        if isinstance(dim, int) and -len(shape) - 1 <= dim <= len(shape):
+            dim = dim if dim >= 0 else dim + len(shape) + 1
+            return shape[:dim] + (1,) + shape[dim:]
+        return None
+    if method == "expand_as" and args and isinstance(args[0], Tensor):
+        return args[0].shape
+    if method == "expand":
+        sizes = args[0].items if len(args) == 1 and isinstance(args[0], Seq) and args[0].items is not None else args
+        if not sizes or not all(isinstance(v, Literal) and isinstance(v.value, int) for v in sizes):
+            return None
+        out = []
+        pad = len(sizes) - len(shape) if shape is not None else 0
+        for i, v in enumerate(sizes):
+            if v.value == -1:
+                if shape is None or i < pad:
+                    return None
+                out.append(shape[i - pad])
+            else:
+                out.append(v.value)
+        return tuple(out)
+    if method == "view":
+        return _literal_shape(args)
+    return None
 
 
 def _flat_tensors(values) -> list:

@@ -112,6 +112,8 @@ class Tensor:
     module_params: "Module | None" = None  # tensors standing for a module's parameters
     carried_from: cst.CSTNode | None = None  # assignment that carried it into a later loop iteration
     grad_read: bool = False  # `.grad` of it is read somewhere: its writes are parameter updates
+    shape: tuple | None = None  # when the code spells it out with literal sizes
+    overlapping: bool = False  # an expand() that broadcasts: several elements share one memory location
     inference_call: cst.CSTNode | None = None  # created under this `torch.inference_mode()` call
     inference_top: cst.CSTNode | None = None
     # For hover: what was saved and written on this tensor's counter.
