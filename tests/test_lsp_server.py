@@ -499,3 +499,11 @@ async def test_per_folder_settings_and_a_broken_config(tmp_path: Path):
         assert "select" in client.messages[0].message and "pyproject.toml" in client.messages[0].message
     finally:
         await close(client)
+
+
+def test_untrusted_workspace_turns_jedi_off():
+    from gradguard.lsp.settings import Settings
+
+    assert Settings().updated({"workspaceTrusted": True}).jedi_enable is True
+    untrusted = Settings().updated({"workspaceTrusted": False, "jedi": {"enable": True}})
+    assert untrusted.jedi_enable is False

@@ -50,8 +50,11 @@ class Settings:
             changes["max_file_bytes"] = int(raw["maxFileBytes"])
         if "docsUrl" in raw:
             changes["docs_url"] = raw["docsUrl"] or None
+        if raw.get("workspaceTrusted") is False:
+            # Restricted Mode: jedi may start the workspace's Python to inspect its environment; stay static.
+            changes["jedi_enable"] = False
         jedi = raw.get("jedi")
-        if isinstance(jedi, dict):
+        if isinstance(jedi, dict) and raw.get("workspaceTrusted") is not False:
             if isinstance(jedi.get("enable"), bool):
                 changes["jedi_enable"] = jedi["enable"]
             if isinstance(jedi.get("warmup"), list):
