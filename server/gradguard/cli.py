@@ -270,8 +270,9 @@ def format_text(results: list[FileResult], concise: bool, color: bool, lang: str
                 if ln == f.span.start_line:
                     end = f.span.end_col if f.span.end_line == ln else len(text)
                     out.append(f"  {' ' * width} | {' ' * f.span.start_col}{paint('^' * max(1, end - f.span.start_col), '31')}")
+            note, line_word = ("注", "第 {} 行") if lang == "zh" else ("note", "line {}")
             for rel in f.related:
-                out.append(f"  {' ' * width} = {paint('note', '36')}: line {rel.span.start_line + 1}: {rel.message}")
+                out.append(f"  {' ' * width} = {paint(note, '36')}: {line_word.format(rel.span.start_line + 1)}: {rel.message}")
             if f.explanation:
                 label = "why" if lang != "zh" else "原因"
                 out.append(f"  {' ' * width} = {paint(label, '36')}:")
@@ -281,7 +282,7 @@ def format_text(results: list[FileResult], concise: bool, color: bool, lang: str
                 out.append(f"  {' ' * width} = {label}: RuntimeError: {_shorten(f.runtime_error)}")
             if f.fix:
                 kind = f.fix.applicability if lang != "zh" else {"safe": "安全修复", "unsafe": "不安全修复"}[f.fix.applicability]
-                out.append(f"  {' ' * width} = {paint('fix', '32')} ({kind}): {f.fix.message}")
+                out.append(f"  {' ' * width} = {paint('fix' if lang != 'zh' else '快速修复', '32')} ({kind}): {f.fix.message}")
             out.append("")
     return "\n".join(out)
 

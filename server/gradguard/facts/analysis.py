@@ -50,7 +50,7 @@ TENSOR_FACTORIES = {
 FRESH_METHODS = set("new_zeros new_ones new_empty new_full new_tensor".split())
 # Methods that keep the graph but may or may not alias: treated as new values without an alias (a miss, not a false alarm).
 COPYISH_METHODS = set(
-    "to float double half bfloat16 int long bool cuda cpu type type_as contiguous reshape reshape_as flatten "
+    "to float double half bfloat16 cuda cpu type type_as contiguous reshape reshape_as flatten "
     "squeeze_copy view_copy".split()
 )
 NON_TENSOR_METHODS = set(
