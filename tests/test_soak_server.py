@@ -358,8 +358,6 @@ async def test_raw_garbage_on_stdin_does_not_kill_the_server(client: LanguageCli
 LEAF_AFTER = "import torch\nw = torch.zeros(3, requires_grad=True)\nw += 1\n"
 
 
-@pytest.mark.xfail(strict=True, reason="the server splits lines on \\n only; findings after a lone \\r are dropped "
-                   "or misplaced; see RELIABILITY_FINDINGS.md")
 async def test_lone_carriage_returns_end_lines_as_in_the_client(client: LanguageClient):
     # Classic Mac line ends: LSP (and the engine) count `\r` as a line end.
     text = LEAF_AFTER.replace("\n", "\r")
@@ -369,8 +367,6 @@ async def test_lone_carriage_returns_end_lines_as_in_the_client(client: Language
     assert [(d.code, d.range.start.line) for d in published.diagnostics] == [("GG101", 2)]
 
 
-@pytest.mark.xfail(strict=True, reason="pygls splits lines with str.splitlines(), so an incremental edit after a "
-                   "form feed or U+2028 lands elsewhere than in the client; see RELIABILITY_FINDINGS.md")
 @pytest.mark.parametrize("separator", ["\x0c", "\u2028", "\x1c", "\x85"], ids=["formfeed", "u2028", "x1c", "x85"])
 async def test_incremental_edits_after_characters_python_treats_as_line_breaks(client: LanguageClient, separator):
     # A form feed (Emacs page break, found in CPython's own sources) is not a line end for LSP clients.
@@ -413,8 +409,6 @@ def run_raw_server(messages: list[dict], seconds: float) -> int | None:
             proc.wait()
 
 
-@pytest.mark.xfail(strict=True, reason="libcst's native parser overflows the C stack on deep nesting and takes the "
-                   "server down (SIGSEGV); see RELIABILITY_FINDINGS.md")
 def test_deeply_nested_code_does_not_kill_the_server():
     deep = "x = " + "(" * 3000 + "1" + ")" * 3000 + "\n"
     status = run_raw_server([
@@ -434,8 +428,6 @@ def rss_self_kb() -> int:
     return rss_kb(os.getpid())
 
 
-@pytest.mark.xfail(strict=True, reason="the engine's parse cache (20,000 blocks) and facts cache (4,000) are bounded "
-                   "by count, not size: ~44 KB per edit of a 40-line function; see RELIABILITY_FINDINGS.md")
 def test_engine_memory_stays_bounded_while_one_function_is_edited():
     # What the server does on every (debounced) edit: analyse the new text. 1,000 edits of one function.
     text = (REPO / "tests" / "fuzz_corpus" / "syntax_zoo.py").read_text(encoding="utf-8")

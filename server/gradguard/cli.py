@@ -161,33 +161,44 @@ def apply_fixes(text: str, findings: list[Finding]) -> tuple[str, int]:
 
 
 def write_atomically(path: str, text: str, expected_original: str) -> str | None:
-    """Replace the file's content via a temporary file and rename; None on success, else the reason."""
-    target = Path(path)
+    """Replace the file's content via a temporary file and rename; None on success, else the reason.
+
+    Writes through symlinks to the real file, keeps its mode, line endings and UTF-8 BOM, refuses
+    read-only files and files that changed since they were read, and never leaves a truncated file
+    or a temporary file behind (also on Ctrl-C).
+    """
+    target = Path(os.path.realpath(path))
     try:
-        current = decode_source(target.read_bytes())
+        raw = target.read_bytes()
+        current = decode_source(raw)
+        mode = target.stat().st_mode
     except (OSError, UnicodeDecodeError) as exc:
         return f"cannot re-read before writing: {exc}"
     if current.replace("\r\n", "\n") != expected_original.replace("\r\n", "\n"):
         return "file changed on disk while gradguard was checking it; not fixed"
+    if not mode & 0o222:
+        return "file is read-only; not fixed"
     if "\r\n" in current:
         text = text.replace("\n", "\r\n")
+    data = (b"\xef\xbb\xbf" if raw.startswith(b"\xef\xbb\xbf") else b"") + text.encode("utf-8")
     try:
-        mode = target.stat().st_mode
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".gradguard-tmp", dir=str(target.parent))
     except OSError as exc:
         return f"cannot write: {exc.strerror or exc}"
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-            fh.write(text)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
         os.chmod(tmp, mode & 0o7777)
         os.replace(tmp, target)
-    except OSError as exc:
+    except BaseException as exc:  # OSError, or Ctrl-C mid-write: the original stays, the temporary goes
         try:
             os.unlink(tmp)
         except OSError:
             pass
+        if not isinstance(exc, OSError):
+            raise
         return f"cannot write: {exc.strerror or exc}"
     return None
 

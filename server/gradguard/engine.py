@@ -13,7 +13,7 @@ from .findings import Finding, ParseNote, Report
 from .noqa import suppressed_codes
 from .parse import ParseCache, ParsedBlock
 from .rules import RuleContext, all_rules
-from .source import Source, Span, split_blocks_after_edit
+from .source import Source, Span, split_blocks_after_edit, split_statements
 
 log = logging.getLogger("gradguard")
 
@@ -29,7 +29,7 @@ class Engine:
         self.cache = cache or ParseCache()
         # (id(block module), file context) -> (module, Facts of that block's functions); the module is kept
         # in the value so that an id is never reused for another module while its entry lives.
-        self.block_facts = _LRU(4000)
+        self.block_facts = _LRU(2000)
         self._imported = _LRU(512)  # (path, mtime, size) -> classes of a user module imported by checked files
         self._last_source = _LRU(64)  # path -> the Source last checked there (edits re-split only what changed)
 
@@ -43,10 +43,19 @@ class Engine:
             blocks = split_blocks_after_edit(previous.text, previous.blocks, source.text)
             if blocks is not None:
                 source.blocks = blocks  # fills the cached property
+        if previous is not None:
+            self._drop_superseded(path, previous, source)
         self._last_source[path] = source
         report = Report(path)
         report.source = source
-        parsed = [self.cache.parse(block) for block in source.blocks]
+        parsed = []
+        for block in source.blocks:
+            pb = self.cache.parse(block)
+            if pb.module is None and not block.is_definition:
+                # keep the statements that do parse (the imports above a broken line, say)
+                parsed.extend(self.cache.parse(sub) for sub in split_statements(block))
+            else:
+                parsed.append(pb)
         for pb in parsed:
             if pb.module is None:
                 line, col = pb.parsed.error_at
@@ -98,6 +107,27 @@ class Engine:
         kept = {id(entry.module) for entry in entries.values()}
         for key in [k for k, v in self.block_facts.items() if id(v[0]) not in kept]:
             del self.block_facts[key]
+
+    def _drop_superseded(self, path: str, previous: Source, source: Source) -> None:
+        """Blocks of this path's previous text that the edit replaced, and that no other checked path
+        still has, will not be asked for again: drop their parses and facts (an editor session would
+        otherwise cache every keystroke's version of the edited function)."""
+        current = {b.text for b in source.blocks}
+        gone = {b.text for b in previous.blocks} - current
+        if not gone:
+            return
+        for other_path, other in self._last_source.items():
+            if other_path != path:
+                gone -= {b.text for b in other.blocks}
+        dropped = set()
+        for text in gone:
+            entry = self.cache._entries.get(text)
+            if entry is not None:
+                dropped.add(id(entry.module))
+                self.cache.drop(text)
+        if dropped:
+            for key in [k for k in self.block_facts if k[0] in dropped]:
+                del self.block_facts[key]
 
     def forget(self, path: str) -> None:
         """A closed document: its last text is no longer needed for incremental splitting."""

@@ -7,6 +7,8 @@ something to report (libcst's PositionProvider costs more than the parse).
 from __future__ import annotations
 
 import ast
+import re
+import warnings
 from collections import OrderedDict
 from dataclasses import dataclass
 
@@ -64,7 +66,7 @@ class ParseCache:
     """An LRU of parsed blocks keyed by block text. Modules are immutable, so
     sharing one parsed block between documents and edits is safe."""
 
-    def __init__(self, max_blocks: int = 20000):
+    def __init__(self, max_blocks: int = 5000):
         self._entries: OrderedDict[str, _Parsed] = OrderedDict()
         self._max = max_blocks
         self.parses = 0  # how many blocks were actually parsed (tests and benchmarks read it)
@@ -81,14 +83,44 @@ class ParseCache:
             self._entries.move_to_end(block.text)
         return ParsedBlock(block, entry)
 
+    def drop(self, text: str) -> None:
+        self._entries.pop(text, None)
+
+
+_BRACKETS = re.compile(r"[()\[\]{}]")
+_OPERATORS = re.compile(r"[-+*/%@&|^]")
+MAX_NESTING = 150  # CPython refuses 200; libcst's native parser overflows the C stack near 1,000
+MAX_CHAIN = 1000  # operators on one line: libcst's time grows quadratically and it overflows near 10,000
+
+
+def _unsafe_for_libcst(text: str) -> str | None:
+    """Why libcst must not see this text (it would crash the process or take minutes), or None."""
+    if text.count("(") + text.count("[") + text.count("{") > MAX_NESTING:
+        depth = deepest = 0
+        for m in _BRACKETS.finditer(text):
+            depth += 1 if m.group() in "([{" else -1
+            deepest = max(deepest, depth)
+        if deepest > MAX_NESTING:
+            return f"brackets nested {deepest} deep (more than {MAX_NESTING}); not analysed"
+    if len(text) > 4 * MAX_CHAIN:
+        for line in text.split("\n"):
+            if len(line) > 2 * MAX_CHAIN and len(_OPERATORS.findall(line)) > MAX_CHAIN:
+                return f"an expression with more than {MAX_CHAIN} operators on one line; not analysed"
+    return None
+
 
 def _parse_text(text: str):
+    unsafe = _unsafe_for_libcst(text)
+    if unsafe is not None:
+        return None, unsafe
     try:
         return cst.parse_module(text), None
     except cst.ParserSyntaxError as exc:
         # CPython's own parser names the place and the reason better than libcst's message does.
         try:
-            compile(text, "<block>", "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # SyntaxWarnings of the user's code are not ours to print
+                compile(text, "<block>", "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
         except SyntaxError as syntax:
             line = max((syntax.lineno or 1) - 1, 0)
             return None, f"syntax error: {syntax.msg}", (line, max((syntax.offset or 1) - 1, 0))

@@ -260,6 +260,22 @@ def split_blocks_after_edit(old_text: str, old_blocks: list[Block], new_text: st
     return list(old_blocks[:i]) + middle + tail
 
 
+def split_statements(block: Block) -> list[Block]:
+    """A block of simple statements cut into one block per statement (used when the group does not parse,
+    so that its good statements, such as the imports, are still analysed)."""
+    lines = block.text.split("\n")
+    starts = [line for line, _ in _statement_starts(block.text)]
+    if len(starts) < 2:
+        return [block]
+    out = []
+    for i, line in enumerate(starts):
+        start = 0 if i == 0 else line
+        end = starts[i + 1] if i + 1 < len(starts) else len(lines)
+        text = "\n".join(lines[start:end]) + ("\n" if end < len(lines) else "")
+        out.append(Block(block.start_line + start, block.start_line + end, text, False))
+    return out
+
+
 def _line_offsets(text: str) -> list[int]:
     return [0] + [m.end() for m in re.finditer("\n", text)]
 

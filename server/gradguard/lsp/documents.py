@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from lsprotocol import types
 from pygls.uris import to_fs_path
-from pygls.workspace import Workspace
+from pygls.workspace import TextDocument, Workspace
 
 # A line magic or shell escape: blanked so the cell still parses and lines stay put.
 _MAGIC_LINE = re.compile(r"^\s*[%!]")
@@ -73,6 +73,36 @@ class Snapshot:
         return f"第 {cell} 个单元格第 {local + 1} 行" if lang == "zh" else f"cell {cell}, line {local + 1}"
 
 
+_LSP_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
+
+
+def lsp_newlines(text: str) -> str:
+    """`\r\n` and lone `\r` as `\n`: LSP ends lines at exactly these three (as the engine does)."""
+    return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
+
+
+class LspTextDocument(TextDocument):
+    """A TextDocument whose lines end only at `\n`, `\r\n` and `\r`, as LSP positions count them.
+
+    pygls uses `str.splitlines()`, which also breaks at form feeds, U+2028, `\x1c`-`\x1e` and `\x85`:
+    after such a character every incremental edit would land on the wrong line of our copy.
+    """
+
+    @property
+    def lines(self):
+        return tuple(_LSP_LINE.findall(self.source))
+
+
+def use_lsp_lines(workspace: Workspace) -> None:
+    """Make the workspace create LspTextDocuments (pygls has no public hook for the document class)."""
+
+    def create(doc_uri, source=None, version=None, language_id=None):
+        return LspTextDocument(doc_uri, source=source, version=version, language_id=language_id,
+                               sync_kind=workspace._sync_kind, position_codec=workspace.position_codec)
+
+    workspace._create_text_document = create
+
+
 def uri_path(uri: str) -> str:
     path = to_fs_path(uri) if uri.startswith("file:") else None
     return path or uri
@@ -82,7 +112,7 @@ def text_snapshot(workspace: Workspace, uri: str) -> Snapshot | None:
     doc = workspace.text_documents.get(uri)
     if doc is None:
         return None
-    text = doc.source
+    text = lsp_newlines(doc.source)
     line_count = text.count("\n") + 1
     return Snapshot(uri, text, uri_path(uri), [Piece(uri, 0, line_count, doc.version)])
 
@@ -101,7 +131,7 @@ def notebook_snapshot(workspace: Workspace, notebook_uri: str) -> Snapshot | Non
         doc = workspace.text_documents.get(cell.document)
         if doc is None:
             continue
-        text = doc.source.replace("\r\n", "\n")
+        text = lsp_newlines(doc.source)
         lines = text.split("\n")
         if text.endswith("\n"):
             lines.pop()

@@ -25,7 +25,7 @@ from ..findings import Report
 from . import actions as act
 from . import hover as hov
 from .convert import Positions, finding_diagnostic, parse_note_diagnostic
-from .documents import Snapshot, key_for_uri, snapshot_for
+from .documents import Snapshot, key_for_uri, snapshot_for, use_lsp_lines
 from .jedi_support import JediService, jedi_markdown
 from .trace_results import TraceResults
 from .settings import Settings, SettingsStore
@@ -348,6 +348,7 @@ server = GradguardServer()
 
 @server.feature(types.INITIALIZE)
 def initialize(ls: GradguardServer, params: types.InitializeParams) -> None:
+    use_lsp_lines(ls.workspace)
     options = params.initialization_options if isinstance(params.initialization_options, dict) else {}
     ls.settings.load(options.get("globalSettings"))
     ls.settings.load(options.get("settings"))
