@@ -51,7 +51,7 @@ def main() -> int:
                 pass
 
     def engine():
-        e = Engine()  # a fresh cache: every block is parsed, as in a cold CLI run
+        e = Engine(editor=False)  # a fresh cache: every block is parsed, as in a `gradguard check` run
         for path, text in texts:
             e.check(text, path)
 

@@ -92,7 +92,7 @@ _ENGINE: Engine | None = None
 def _engine() -> Engine:
     global _ENGINE
     if _ENGINE is None:
-        _ENGINE = Engine()
+        _ENGINE = Engine(editor=False)
     return _ENGINE
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import re
 from dataclasses import dataclass, field
 
 import libcst as cst
@@ -237,7 +238,7 @@ class FileAnalysis:
     """Runs the interpreter over every scope of one file's parsed blocks."""
 
     def __init__(self, modules: list[cst.Module], quiet_modules: set[int] | frozenset = frozenset(),
-                 block_cache: dict | None = None, external_classes=None):
+                 block_cache: dict | None = None, external_classes=None, hot_text: str = ""):
         self.block_cache = block_cache
         # quiet_modules: ids of block modules whose text has no in-place write, step() or backward(): their
         # functions cannot produce a problem, so they are not interpreted (the module-level code always is).
@@ -257,10 +258,13 @@ class FileAnalysis:
             elif isinstance(stmt, cst.FunctionDef):
                 self.functions[stmt.name.value] = stmt
         self._settle_classes()
-        if external_classes is not None:
-            # Classes imported from the user's other modules (`from model import Net`), summarised from their files.
+        if external_classes is not None and hot_text:
+            # Classes imported from the user's other modules (`from model import Net`), summarised from their
+            # files; only names that the interpreted blocks call are looked up (it costs file-system probes).
             for local, full in self.imports.items():
-                if full.split(".")[0] in _LIBRARY_ROOTS or local in self.classes:
+                if full.split(".")[0] in _LIBRARY_ROOTS or local in self.classes or not local[:1].isupper():
+                    continue
+                if not re.search(r"\b" + re.escape(local) + r"\s*\(", hot_text):
                     continue
                 info = external_classes(full)
                 if info is not None:
