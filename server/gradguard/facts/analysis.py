@@ -497,9 +497,6 @@ class Scope:
             t.inference_top = self.top
         return t
 
-    def grad_enabled(self) -> str:
-        return self.grad
-
     def record_name(self, node: cst.Name, value) -> None:
         if isinstance(value, Tensor):
             self.facts.name_values[id(node)] = value
@@ -1753,8 +1750,6 @@ def _is_guard(test: cst.BaseExpression) -> bool:
 
 
 def _int_arith(expr, scope: Scope) -> bool:
-    names = []
-
     def walk(e):
         if isinstance(e, cst.Integer):
             return True
@@ -1767,7 +1762,6 @@ def _int_arith(expr, scope: Scope) -> bool:
             return walk(e.expression)
         return False
 
-    del names
     return walk(expr)
 
 

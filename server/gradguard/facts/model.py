@@ -110,7 +110,6 @@ class Tensor:
     data_of: "Tensor | None" = None  # `x.data` results point at x
     is_parameter: bool = False
     module_params: "Module | None" = None  # tensors standing for a module's parameters
-    carried_from: cst.CSTNode | None = None  # assignment that carried it into a later loop iteration
     grad_read: bool = False  # `.grad` of it is read somewhere: its writes are parameter updates
     shape: tuple | None = None  # when the code spells it out with literal sizes
     overlapping: bool = False  # an expand() that broadcasts: several elements share one memory location
