@@ -33,9 +33,11 @@ PEERS_BIN = PEERS_VENV / "bin"
 BENCH_PACKAGE = "timm"
 
 # A bare parse: read every .py file under the folder and hand it to libcst, nothing else (one line, so the
-# command in RESULTS.md can be pasted into a shell).
+# command in RESULTS.md can be pasted into a shell). Each module is dropped before the next parse, as a linter
+# does: a list of every module would keep millions of nodes alive and slow the garbage collector (measured:
+# 12.5 CPU s instead of 8.8 on timm), flattering everyone measured against it.
 BARE_PARSE = ("import pathlib, sys, libcst; "
-              '[libcst.parse_module(p.read_bytes()) for p in sorted(pathlib.Path(sys.argv[1]).rglob("*.py"))]')
+              'all(libcst.parse_module(p.read_bytes()) for p in sorted(pathlib.Path(sys.argv[1]).rglob("*.py")))')
 
 @dataclass
 class Tool:
