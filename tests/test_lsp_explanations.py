@@ -10,7 +10,7 @@ import warnings
 
 import pytest
 
-torch = pytest.importorskip("torch")
+import torch  # installed by the Makefile (torch==2.13.0, CPU): a missing torch must fail, not skip
 
 from gradguard.lsp.explanations import TOPICS  # noqa: E402
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-torch = pytest.importorskip("torch")
+import torch  # installed by the Makefile (torch==2.13.0, CPU): a missing torch must fail, not skip
 
 from gradguard.ops import OpRow, load_op_table, parse_op_table  # noqa: E402
 
