@@ -4,7 +4,7 @@ set -euo pipefail
 PY="$1"; WD="$2"
 HERE="$(cd "$(dirname "$0")" && pwd)"
 rm -rf "$WD" && mkdir -p "$WD"
-cp "$HERE/fixtures/leaf_inplace.py" "$WD/"
+cp "$HERE/../../examples/leaf_inplace.py" "$WD/"
 # Keep nvim's lsp.log and shada out of $HOME.
 export XDG_CACHE_HOME="$WD/.xdg/cache" XDG_STATE_HOME="$WD/.xdg/state" XDG_DATA_HOME="$WD/.xdg/data" XDG_CONFIG_HOME="$WD/.xdg/config"
 cd "$WD"

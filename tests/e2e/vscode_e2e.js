@@ -101,6 +101,11 @@ async function main() {
   const home = path.join(WORK, 'home');
   const traceFile = path.join(WORK, 'client-trace.jsonl');
   for (const d of [ud, path.join(ud, 'User'), exts, ws, profile, home, SHOTS]) fs.mkdirSync(d, { recursive: true });
+  // The workspace: the product's three headline programs (examples/, as `make demo` checks them) and a traceback.
+  const examples = path.join(HERE, '..', '..', 'examples');
+  for (const f of fs.readdirSync(examples).filter((name) => name.endsWith('.py'))) {
+    fs.copyFileSync(path.join(examples, f), path.join(ws, f));
+  }
   for (const f of fs.readdirSync(path.join(HERE, 'fixtures'))) {
     fs.copyFileSync(path.join(HERE, 'fixtures', f), path.join(ws, f));
   }
@@ -263,12 +268,12 @@ async function main() {
     await shot('06-quickfix-saved');
 
     // ---- program 2: index writes into a tensor read into the graph; fix all on save --------------
-    const loop = path.join(ws, 'index_loop.py');
-    const editor2 = await openFile(page, 'index_loop.py', 'x[i+1] = torch.sin(x[i]) * w[i]');
+    const loop = path.join(ws, 'index_write_loop.py');
+    const editor2 = await openFile(page, 'index_write_loop.py', 'x[i+1] = torch.sin(x[i]) * w[i]');
     await squiggleOnLine(editor2, 'x[i+1] = torch.sin(x[i]) * w[i]', LONG);
     mark('program2Squiggle');
-    const problems2 = await problemsFor(page, 'index_loop.py');
-    log(`problems in index_loop.py: ${JSON.stringify(problems2)}`);
+    const problems2 = await problemsFor(page, 'index_write_loop.py');
+    log(`problems in index_write_loop.py: ${JSON.stringify(problems2)}`);
     check(problems2.some((p) => p.code === 'GG301' && p.line === 6), 'GG301 reported on line 6 of program 2');
     await shot('07-program2');
     // Make the buffer dirty without touching the code (a trailing newline), then save: the

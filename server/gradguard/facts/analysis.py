@@ -173,10 +173,8 @@ class Facts:
 
     def __init__(self):
         self.problems: list[Problem] = []
-        self.tensors: list[tuple[cst.CSTNode, Tensor]] = []  # name nodes bound or used, for hover
         self.name_values: dict[int, Tensor] = {}  # id(Name node) -> Tensor at that point
         self.expr_values: dict[int, Tensor] = {}  # id(expression node) -> the Tensor it evaluated to
-        self.node_block: dict[int, object] = {}  # id(top-level statement) -> ParsedBlock
         self.seq = itertools.count(1)
         self._seen_problems: set = set()
         self.saves: list[Save] = []
