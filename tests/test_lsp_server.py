@@ -276,6 +276,15 @@ async def test_hover_on_a_tensor_name_shows_its_facts(client: LanguageClient):
     assert "created on line 2" in text and "line 3" in text and "version 1" in text
 
 
+async def test_hover_on_saved_detached_and_written_tensors(client: LanguageClient):
+    # Saved tensors carry (op, span, version) triples: hovering them once failed with an internal error.
+    uri, _ = await open_and_wait(client, P.HOVER_TOPICS)
+    y = await hover_text(client, uri, 2, 0)  # `y = w.exp()`: saved by exp, written by add_ on line 7
+    assert "**`y`**" in y and "saved for backward by `exp` on line 3" in y and "version 1" in y
+    d = await hover_text(client, uri, 3, 0)  # `d = y.detach()` shares y's counter
+    assert "**`d`**" in d and "saved for backward by `exp`" in d
+
+
 async def test_hover_on_a_noqa_code_shows_the_rule_docs(client: LanguageClient):
     text = P.LEAF_INPLACE.replace("loss = w.sum()", "loss = w.sum()  # noqa: GG201, GG101")
     uri, _ = await open_and_wait(client, text)

@@ -108,7 +108,7 @@ def tensor_markdown(facts, snapshot: Snapshot, lang: str) -> str:
         if facts.created_by:
             item += t["created_by"].format(by=facts.created_by)
         lines.append(f"- {item}")
-    for op, span in facts.saves or ():
+    for op, span, _version in facts.saves or ():
         lines.append("- " + t["saved"].format(op=op, where=where(span)))
     writes = list(facts.writes or ())
     for op, span, version in writes:
