@@ -87,6 +87,8 @@ class Save:
     loop: cst.CSTNode | None = None  # innermost loop at save time
     iteration: int = 0
     freed_by: cst.CSTNode | None = None  # the backward() that freed this save's graph
+    freed_top: cst.CSTNode | None = None
+    freed_path: tuple = ()
     expr: cst.CSTNode | None = None  # the expression that produced the saved tensor (for messages)
     tensor: object = None  # the Tensor value (its name may be bound after the save)
     top: cst.CSTNode | None = None
@@ -115,34 +117,111 @@ class Tensor:
     overlapping: bool = False  # an expand() that broadcasts: several elements share one memory location
     inference_call: cst.CSTNode | None = None  # created under this `torch.inference_mode()` call
     inference_top: cst.CSTNode | None = None
+    owners: frozenset = frozenset()  # parameter groups (layers) whose .grad a backward through it fills
     # For hover: what was saved and written on this tensor's counter.
     id: int = field(default_factory=lambda: next(_ids))
 
     @property
     def base(self) -> "Tensor":
+        """The tensor whose leaf status governs writes through this one.
+
+        A `detach()` result is its own base: torch makes it a new leaf (requires_grad=False) that shares the
+        version counter, so writing through it is allowed even when the detached tensor is a leaf that
+        requires grad (EMA blending, copying master weights back); the shared counter still makes a later
+        backward through a save of the original fail.
+        """
         t = self
-        while t.view_of is not None:
+        while t.view_of is not None and t.view_kind != "detach":
             t = t.view_of
         return t
 
 
 @dataclass(eq=False)
 class Module:
-    """An nn.Module instance: a torch.nn layer, a Sequential, or a class of this file."""
+    """An nn.Module instance: a torch.nn layer, a container, or a class of this file (its `__init__` run as code)."""
 
     kind: str  # "torch.nn.Linear", "Net"
     row: object | None  # OpRow for torch.nn layers
-    has_params: bool | None
-    params_counter: Counter
+    has_params: bool | None  # it holds parameters (nn.Embedding does; nn.ReLU does not)
+    params_counter: Counter  # its own parameters (for containers and classes: the parts not modelled one by one)
     params_storage: Storage
-    inplace: bool = False
+    inplace: bool | None = False  # None: may or may not be in place (no claim)
     ctor: cst.CSTNode | None = None
-    children: list["Module"] | None = None  # Sequential children, in order
+    children: list["Module"] | None = None  # Sequential / ModuleList children in order (None: unknown)
     grads: bool | None = False  # whether .grad holds values (for optimizer.step())
     name: str = ""
     saves_output: bool = False
     saves_input: str = "none"
     top: cst.CSTNode | None = None
+    saves_weights: bool | None = None  # its forward saves its parameters for backward (op table `params`)
+    cls: object = None  # ClassInfo of a user class
+    attrs: dict = field(default_factory=dict)  # self.<attr> values of a user class instance
+    opaque: bool = False  # parts of it are not modelled (unknown children, a class body not run)
+    frozen: bool | None = False  # its parameters were set to requires_grad=False (None: on some paths)
+    container: str = ""  # "Sequential", "ModuleList", "ModuleDict" for torch containers
+    keys: list | None = None  # ModuleDict / named Sequential keys, parallel to children
+    parent: "Module | None" = None  # the module holding it (for names like `D.fc1`)
+    attr_name: str = ""
+    children_path: tuple = ()  # branch path where the container was built (appends elsewhere: unknown)
+
+
+@dataclass(eq=False)
+class Instance:
+    """An instance of a plain (non-nn.Module) class of this file: a trainer, an agent, a buffer."""
+
+    cls: object  # ClassInfo
+    attrs: dict = field(default_factory=dict)
+    name: str = ""
+
+
+@dataclass(eq=False)
+class FunctionRef:
+    """A function, method or lambda of this file, callable with the caller's values (interpreted per call)."""
+
+    node: cst.CSTNode  # FunctionDef or Lambda
+    top: cst.CSTNode | None = None  # the top-level statement holding it (locates its block)
+    enclosing: object = None  # the Scope a nested def or lambda closes over
+    cls: object = None  # ClassInfo for methods
+    bound: object = None  # the instance for bound methods
+    kind: str = "function"  # "function" | "staticmethod" | "classmethod"
+
+
+@dataclass(eq=False)
+class ClassRef:
+    """A class of this file used as a value (`Net`, `act=Block`)."""
+
+    info: object  # ClassInfo
+
+
+@dataclass(eq=False)
+class QualRef:
+    """A library object named by its qualified name (`torch.nn.ReLU`, `torch.sigmoid`) used as a value."""
+
+    name: str
+
+
+@dataclass(eq=False)
+class Partial:
+    """`functools.partial(f, *args, **kwargs)`."""
+
+    func: object
+    args: list
+    kwargs: dict
+
+
+@dataclass(eq=False)
+class DictVal:
+    """A dict whose string keys are known (`{"inplace": True}`, `dict(inplace=True)`, `**kwargs`)."""
+
+    items: dict | None  # None: unknown content
+
+
+@dataclass(eq=False)
+class Special:
+    """Library objects with a known protocol: a GradScaler, an Accelerator / Fabric, `super()`, a Function's ctx."""
+
+    kind: str  # "grad_scaler", "accelerator", "super", "ctx"
+    payload: object = None
 
 
 @dataclass(eq=False)
@@ -155,10 +234,13 @@ class Optimizer:
 
 @dataclass(eq=False)
 class Seq:
-    """A tuple or list of values (e.g. `out, h = rnn(x, h)`; `a, b = y.split(2)`)."""
+    """A tuple or list of values (e.g. `out, h = rnn(x, h)`; `a, b = y.split(2)`; a list of layers)."""
 
     items: list | None  # None: unknown length, every element is `element`
     element: object | None = None
+    path: tuple = ()  # the branch path where a list was created: appends under other branches make it unknown
+    is_list: bool = False
+    spread: list = field(default_factory=list)  # `*m.parameters()` spread into a literal of unknown length
 
 
 @dataclass(eq=False)
@@ -166,6 +248,13 @@ class ParamsOf:
     """`model.parameters()`: iterating it yields the model's parameters."""
 
     module: Module
+
+
+class Number:
+    """A Python number whose value the code does not make plain (a loop index over unknown data, `.item()`)."""
+
+    def __init__(self, is_int: bool = True):
+        self.is_int = is_int
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from importlib import resources
 
 SAVES_INPUT = ("none", "self", "operands", "all")
 VIEWS = ("none", "view", "multi", "expand", "alias")
-KINDS = ("function", "module")
+KINDS = ("function", "module", "inplace")
 
 
 @dataclass(frozen=True)
@@ -27,6 +27,7 @@ class OpRow:
     view: str  # "none" | "view" | "multi" | "expand" | "alias"
     params: bool | None  # modules: are the parameters saved by forward; None for functions
     names: tuple[str, ...]
+    has_params: bool | None = None  # modules: does it hold parameters at all (nn.Embedding does, saves none)
 
 
 @dataclass(frozen=True)
@@ -67,6 +68,7 @@ def parse_op_table(text: str) -> OpTable:
             view=_one_of(rec["view"], VIEWS, "view", op),
             params=params,
             names=tuple(rec["names"].split()),
+            has_params=_yes_no(rec["has_params"], "has_params", op) if kind == "module" and rec.get("has_params") else None,
         )
         for name in row.names:
             if name in by_name:

@@ -1,0 +1,926 @@
+"""Calls: user functions and methods interpreted with the caller's values, classes instantiated by running
+their `__init__`, builtins, and torch's own callables (factories, grad-mode contexts, autograd entry points).
+
+A call to a function of this file runs its body in a child scope whose parameters are bound to the
+caller's values (tensors with their version counters, models, optimizers, callables, defaults): writes and
+saves on arguments land on the caller's counters, and the return value (a tuple, an alias of an argument,
+an output that saved itself) comes back. Problems found inside are reported because this call exists in
+the file. Depth and total work are bounded; past the bound a call's result is unknown.
+"""
+from __future__ import annotations
+
+import libcst as cst
+
+from .classes import find_method
+from .expressions import Range, is_none, truth
+from .model import (
+    Number,
+    GRAD_OFF,
+    GRAD_ON,
+    ClassRef,
+    Counter,
+    DictVal,
+    FunctionRef,
+    Instance,
+    Literal,
+    Module,
+    Optimizer,
+    ParamsOf,
+    Partial,
+    QualRef,
+    Seq,
+    Special,
+    Storage,
+    Tensor,
+)
+from .tensors import flat_tensors
+
+TENSOR_FACTORIES = {
+    "torch." + n
+    for n in (
+        "rand randn zeros ones empty full tensor arange linspace logspace eye rand_like randn_like zeros_like "
+        "ones_like empty_like full_like randint randint_like randperm as_tensor from_numpy normal"
+    ).split()
+}
+# Methods of a tensor that make a new, unrelated tensor (no alias, no save).
+FRESH_METHODS = set("new_zeros new_ones new_empty new_full new_tensor".split())
+# Methods that keep the graph but may or may not alias: new values without an alias (a miss, not a false alarm).
+COPYISH_METHODS = set(
+    "to float double half bfloat16 cuda cpu type type_as contiguous reshape reshape_as flatten "
+    "squeeze_copy view_copy".split()
+)
+NON_TENSOR_METHODS = set(
+    "item tolist numpy size dim numel nelement element_size stride storage_offset data_ptr is_contiguous "
+    "is_floating_point is_complex untyped_storage get_device __len__ equal allclose".split()
+)
+# Ops whose result is outside the graph (integer or boolean results): they must not carry history.
+NONDIFF = set(
+    "gt lt ge le eq ne greater less greater_equal less_equal not_equal argmax argmin argsort isnan isinf isfinite "
+    "isclose nonzero any all bool long int short byte char logical_not logical_and logical_or logical_xor bitwise_not "
+    "bitwise_and bitwise_or signbit count_nonzero bincount unique searchsorted bucketize histc multinomial "
+    "bernoulli".split()
+)
+# `*_` methods that do not write tensor data.
+NOT_WRITES = set("requires_grad_ share_memory_ retain_grad_ detach_ _version".split())
+GRAD_CONTEXTS = {
+    "torch.no_grad": GRAD_OFF,
+    "torch.inference_mode": GRAD_OFF,
+    "torch.enable_grad": GRAD_ON,
+    "torch.autograd.no_grad": GRAD_OFF,
+    "torch.autograd.grad_mode.no_grad": GRAD_OFF,
+    "torch.autograd.grad_mode.inference_mode": GRAD_OFF,
+    "torch.autograd.enable_grad": GRAD_ON,
+}
+BUILTINS = {"range", "enumerate", "zip", "len", "float", "int", "list", "tuple", "iter", "reversed", "sum", "print",
+            "isinstance", "getattr", "hasattr", "setattr", "super", "dict", "sorted", "min", "max", "abs", "next",
+            "map", "filter", "round", "bool", "str", "type", "any", "all", "id", "callable"}
+GRAD_SCALERS = ("torch.cuda.amp.GradScaler", "torch.amp.GradScaler", "torch.cuda.amp.grad_scaler.GradScaler",
+                "torch.amp.grad_scaler.GradScaler", "torch.cpu.amp.GradScaler")
+ACCELERATORS = ("accelerate.Accelerator", "lightning.Fabric", "lightning.fabric.Fabric", "lightning_fabric.Fabric")
+# Names that the interpreter must not inline even when a user class defines them (nn.Module's protocol).
+MAX_DEPTH = 8
+_UNKNOWN_REST = object()  # positional arguments from a `*args` of unknown content
+
+
+class _ContextMarker:
+    def __init__(self, mode: str, inference_call: cst.Call | None = None):
+        self.mode = mode
+        self.inference_call = inference_call  # the `torch.inference_mode()` call, for inference-tensor facts
+
+
+class CallsMixin:
+    # ---- dispatch -------------------------------------------------------
+    def eval_Call(self, node: cst.Call):
+        func = node.func
+        if isinstance(func, cst.Attribute):
+            if not self._bound_head(func):
+                q = self.a.resolve_dotted(func)
+                if q is not None:
+                    return self.eval_qualified_call(q, node)
+            receiver = self.eval(func.value)
+            return self.eval_method(receiver, func.attr.value, node)
+        if isinstance(func, cst.Name):
+            name = func.value
+            if name in BUILTINS and name not in self.a.imports and self.lookup(name) is None:
+                return self.eval_builtin(name, node)
+            if not self._bound_head(func):
+                q = self.a.resolve_dotted(func)
+                if q is not None and q not in self.a.classes:
+                    return self.eval_qualified_call(q, node)
+        callee = self.eval(func)
+        return self.call_value(callee, node)
+
+    def call_value(self, callee, node: cst.Call, extra_args=(), extra_kwargs=None):
+        """Call a value: a function or method of this file, a class, a module, a library callable."""
+        if isinstance(callee, QualRef):
+            return self.eval_qualified_call(callee.name, node)
+        if isinstance(callee, Partial):
+            positional, keywords = self.args_of(node)
+            merged = dict(callee.kwargs)
+            merged.update(keywords)
+            return self.call_with(callee.func, list(callee.args) + positional, merged, node)
+        if isinstance(callee, Special) and callee.kind == "function_apply":
+            positional, keywords = self.args_of(node)
+            return self.apply_custom_function(callee.payload, positional, node)
+        positional, keywords = self.args_of(node)
+        return self.call_with(callee, list(extra_args) + positional, {**(extra_kwargs or {}), **keywords}, node)
+
+    def call_with(self, callee, positional, keywords, node):
+        """Call a value with already evaluated arguments (keywords: name -> (value, node))."""
+        if isinstance(callee, FunctionRef):
+            bound = callee.bound
+            return self.call_function(callee, positional, keywords, node, bound)
+        if isinstance(callee, ClassRef):
+            return self.instantiate(callee.info, positional, keywords, node)
+        if isinstance(callee, Module):
+            return self.call_module(callee, positional, node, keywords)
+        if isinstance(callee, Partial):
+            merged = dict(callee.kwargs)
+            merged.update(keywords)
+            return self.call_with(callee.func, list(callee.args) + positional, merged, node)
+        if isinstance(callee, QualRef):
+            return self.eval_qualified_call(callee.name, node, evaluated=(positional, keywords))
+        return None
+
+    def args_of(self, node: cst.Call):
+        """Positional values and keywords (name -> (value, expression)) of a call, `*` and `**` expanded."""
+        positional = []
+        keywords = {}
+        for arg in node.args:
+            value = self.eval(arg.value)
+            if arg.keyword is not None:
+                keywords[arg.keyword.value] = (value, arg.value)
+            elif arg.star == "*":
+                if isinstance(value, Seq) and value.items is not None:
+                    positional.extend(value.items)
+                else:
+                    positional.append(_UNKNOWN_REST)
+            elif arg.star == "**":
+                if isinstance(value, DictVal) and value.items is not None:
+                    for k, v in value.items.items():
+                        keywords[k] = (v, None)
+                else:
+                    keywords["**"] = (None, None)
+            else:
+                positional.append(value)
+        return positional, keywords
+
+    # ---- functions of this file -----------------------------------------
+    def call_function(self, fn: FunctionRef, positional, keywords, node, bound=None):
+        from .scope import Scope
+
+        target = fn.node
+        if (target in self.stack or self.depth >= MAX_DEPTH or self.a.steps > self.a.max_steps
+                or self.a.calls >= self.a.max_calls):
+            return None
+        self.a.calls += 1
+        grad = self.grad
+        if isinstance(target, cst.FunctionDef):
+            grad = self.a.decorated_grad_mode(target) or grad
+            if fn.kind == "staticmethod":
+                bound = None
+        child = Scope(self.a, "function", grad, function=target, class_info=fn.cls, parent=self,
+                      enclosing=fn.enclosing, self_value=bound, top=fn.top or self.a.top_of.get(id(target)))
+        child.note_locals(target)
+        child.bind_arguments(target.params, positional, keywords, bound)
+        saved_stmt = self.stmt
+        if isinstance(target, cst.Lambda):
+            child.stmt = self.stmt
+            child.returns.append(child.eval(target.body))
+        else:
+            child.run_suite(target.body)
+        self.stmt = saved_stmt
+        return child.return_value(target)
+
+    def run_suite(self, suite) -> None:
+        if isinstance(suite, cst.SimpleStatementSuite):
+            for small in suite.body:
+                self.stmt = suite
+                self.run_small(small, suite)
+        else:
+            self.run_body(suite.body)
+
+    def return_value(self, target):
+        if not self.returns:
+            return Literal(None)
+        if len(self.returns) == 1:
+            return self.returns[0]
+        values = [v for v in self.returns if not (isinstance(v, Literal) and v.value is None)]
+        # `if x is None: return None` guards next to one real result: the real result is what callers use
+        if len(values) == 1 and len(self.returns) == 2:
+            return None
+        return self.join_values(self.returns)
+
+    def bind_arguments(self, params: cst.Parameters, positional, keywords, bound=None) -> None:
+        keywords = dict(keywords)
+        ordered = list(params.posonly_params) + list(params.params)
+        if bound is not None and ordered:
+            first = ordered.pop(0)
+            self.env[first.name.value] = bound
+        unknown_rest = False
+        i = 0
+        for p in ordered:
+            name = p.name.value
+            if not unknown_rest and i < len(positional):
+                value = positional[i]
+                i += 1
+                if value is _UNKNOWN_REST:
+                    unknown_rest = True
+                    self.params.add(name)
+                    continue
+                self._bind(name, value, p)
+            elif name in keywords:
+                self._bind(name, keywords.pop(name)[0], p)
+            elif unknown_rest or "**" in keywords:
+                self.params.add(name)
+            elif p.default is not None:
+                self._bind(name, self.eval(p.default), p)
+            else:
+                self.params.add(name)
+        star = params.star_arg
+        if isinstance(star, cst.Param):
+            rest = positional[i:]
+            known = not unknown_rest and _UNKNOWN_REST not in rest
+            self.env[star.name.value] = Seq(list(rest) if known else None, path=self.path)
+        for p in params.kwonly_params:
+            name = p.name.value
+            if name in keywords:
+                self._bind(name, keywords.pop(name)[0], p)
+            elif "**" in keywords:
+                self.params.add(name)
+            elif p.default is not None:
+                self._bind(name, self.eval(p.default), p)
+            else:
+                self.params.add(name)
+        if params.star_kwarg is not None:
+            unknown = "**" in keywords
+            keywords.pop("**", None)
+            self.env[params.star_kwarg.name.value] = DictVal(None if unknown else {k: v[0] for k, v in keywords.items()})
+
+    def _bind(self, name: str, value, param) -> None:
+        if value is None:
+            self.params.add(name)  # unknown: a tensor of unknown requires_grad once used as one
+            return
+        self.env[name] = value
+        self.record_name(param.name, value)
+
+    # ---- classes of this file -------------------------------------------
+    def instantiate(self, info, positional, keywords, node):
+        if info.is_function:
+            return None
+        if info.external:
+            return self.summarised_module(info, node)
+        if info.is_module:
+            obj = self._new_module(info.name, None, False, node)
+            obj.cls = info
+        else:
+            obj = Instance(info)
+        init, owner = find_method(self.a, info, "__init__")
+        if init is not None:
+            fn = FunctionRef(init, top=self.a.top_of.get(id(init)), cls=owner)
+            saved = self.grad
+            if info.is_module:
+                self.grad = GRAD_ON if self.grad != GRAD_OFF else GRAD_OFF
+            result = self.call_function(fn, positional, keywords, node, obj)
+            self.grad = saved
+            if result is None and self.a.calls >= self.a.max_calls and info.is_module:
+                return self.summarised_module(info, node)
+        elif info.is_module:
+            self.init_torch_base(obj, info.torch_base, positional)
+        if isinstance(obj, Module):
+            obj.has_params = self.module_has_params(obj)
+        return obj
+
+    def eval_super_method(self, sup: Special, name: str, node: cst.Call):
+        cls, obj = sup.payload
+        positional, keywords = self.args_of(node)
+        if cls is None or obj is None:
+            return None
+        method, owner = find_method(self.a, self.a.classes.get(_class_name(obj)) or cls, name, after=cls)
+        if method is not None:
+            return self.call_function(FunctionRef(method, top=self.a.top_of.get(id(method)), cls=owner),
+                                      positional, keywords, node, obj)
+        if name == "__init__" and isinstance(obj, Module):
+            self.init_torch_base(obj, cls.torch_base, positional)
+        elif name == "forward" and isinstance(obj, Module) and obj.children is not None:
+            return self.call_children(obj, positional, node)
+        return None
+
+    # ---- builtins -------------------------------------------------------
+    def eval_builtin(self, name: str, node: cst.Call):
+        if name == "super":
+            self.args_of(node)
+            cls = self.class_info
+            obj = self.self_value
+            return Special("super", (cls, obj))
+        positional, keywords = self.args_of(node)
+        first = positional[0] if positional else None
+        if name == "range":
+            bounds = [p.value if isinstance(p, Literal) and isinstance(p.value, int) else None for p in positional]
+            if positional and None not in bounds and len(bounds) <= 3:
+                values = range(*bounds)
+                return Range(list(values) if len(values) <= 10000 else None)
+            return Range(None)
+        if name in ("list", "tuple", "sorted", "reversed", "iter"):
+            items = self.iteration_items(first) if first is not None else []
+            if items is not None:
+                items = list(reversed(items)) if name == "reversed" else list(items)
+                return Seq(items, path=self.path, is_list=name == "list")
+            if isinstance(first, Seq):
+                return Seq(None, first.element, path=self.path, is_list=name == "list")
+            if isinstance(first, ParamsOf):
+                return first
+            return Seq(None, self.element_of(first, node), path=self.path) if first is not None else None
+        if name == "enumerate" and positional:
+            items = self.iteration_items(first)
+            if items is not None:
+                return Seq([Seq([Literal(i), item]) for i, item in enumerate(items)])
+            return Seq(None, Seq([Number(), self.element_of(first, node)]))
+        if name == "zip":
+            all_items = [self.iteration_items(a) for a in positional]
+            if all_items and all(items is not None for items in all_items):
+                n = min(len(items) for items in all_items)
+                return Seq([Seq([items[i] for items in all_items]) for i in range(n)])
+            return Seq(None, Seq([self.element_of(a, node) for a in positional]))
+        if name == "len":
+            items = self.iteration_items(first)
+            if isinstance(first, Range) and first.values is not None:
+                return Literal(len(first.values))
+            return Literal(len(items)) if items is not None and not isinstance(first, ParamsOf) else Number()
+        if name in ("int", "round", "abs", "float", "bool", "str", "min", "max"):
+            if positional and all(isinstance(p, Literal) for p in positional):
+                try:
+                    fn = {"int": int, "round": round, "abs": abs, "float": float, "bool": bool, "str": str,
+                          "min": min, "max": max}[name]
+                    return Literal(fn(*[p.value for p in positional]))
+                except Exception:  # noqa: BLE001
+                    return None
+            if name in ("min", "max") and len(positional) == 1:
+                return self._generic_result(flat_tensors(positional), node) if flat_tensors(positional) else None
+            return Number() if name in ("int", "round", "len") else None
+        if name == "sum":
+            items = self.iteration_items(first)
+            tensors = flat_tensors(items) if items is not None else (
+                [first.element] if isinstance(first, Seq) and isinstance(first.element, Tensor) else [])
+            if tensors:
+                return self._generic_result(tensors, node)
+            return None
+        if name == "isinstance" and len(positional) == 2:
+            return self.fold_isinstance(first, positional[1])
+        if name == "getattr" and len(positional) >= 2:
+            attr = positional[1]
+            if isinstance(attr, Literal) and isinstance(attr.value, str):
+                value = self.attribute_of(first, attr.value, node)
+                if value is None and len(positional) == 3 and isinstance(first, (Module, Instance)) \
+                        and attr.value not in first.attrs and first.cls is not None:
+                    return positional[2]
+                return value
+            return None
+        if name == "setattr" and len(positional) == 3:
+            attr = positional[1]
+            if isinstance(first, (Module, Instance)) and isinstance(attr, Literal) and isinstance(attr.value, str):
+                first.attrs[attr.value] = positional[2]
+                if isinstance(first, Module):
+                    first.has_params = self.module_has_params(first)
+            return None
+        if name == "dict":
+            items = {k: v[0] for k, v in keywords.items() if k != "**"}
+            if isinstance(first, DictVal) and first.items is not None:
+                items = {**first.items, **items}
+            elif positional or "**" in keywords:
+                return DictVal(None)
+            return DictVal(items)
+        if name == "next":
+            return self.element_of(first, node)
+        if name == "map" and len(positional) == 2:
+            items = self.iteration_items(positional[1])
+            if items is not None and isinstance(first, (FunctionRef, QualRef, Partial, Module, ClassRef)):
+                return Seq([self.call_with(first, [item], {}, node) for item in items])
+            return None
+        if name == "filter":
+            return None
+        if name in ("any", "all", "callable", "hasattr"):
+            return None
+        return None
+
+    def fold_isinstance(self, value, cls):
+        classes = cls.items if isinstance(cls, Seq) and cls.items is not None else [cls]
+        outcomes = []
+        for c in classes:
+            if isinstance(c, QualRef):
+                q = c.name
+                if q in ("torch.Tensor", "torch.nn.Parameter"):
+                    outcomes.append(isinstance(value, Tensor) if q == "torch.Tensor" or not isinstance(value, Tensor)
+                                    else value.is_parameter)
+                elif q.startswith("torch.nn.") and isinstance(value, Module):
+                    if value.cls is not None:
+                        outcomes.append(q in ("torch.nn.Module", value.cls.torch_base) or None)
+                    elif q == "torch.nn.Module" or value.kind == q:
+                        outcomes.append(True)
+                    elif value.row is not None or value.container:
+                        outcomes.append(False if not _maybe_subclass(value.kind, q) else None)
+                    else:
+                        outcomes.append(None)
+                elif q in ("int", "float", "str", "bool", "tuple", "list", "dict"):
+                    outcomes.append(None)
+                else:
+                    outcomes.append(None)
+            elif isinstance(c, ClassRef):
+                if isinstance(value, (Module, Instance)) and value.cls is not None:
+                    outcomes.append(_is_subclass(self.a, value.cls, c.info))
+                elif isinstance(value, (Tensor, Literal)) or (isinstance(value, Module) and value.cls is None
+                                                               and value.row is not None):
+                    outcomes.append(False)
+                else:
+                    outcomes.append(None)
+            elif isinstance(value, Literal) and isinstance(c, type(None)):
+                outcomes.append(None)
+            else:
+                outcomes.append(None)
+        if any(o is True for o in outcomes):
+            return Literal(True)
+        if outcomes and all(o is False for o in outcomes):
+            return Literal(False)
+        return None
+
+    # ---- library callables ----------------------------------------------
+    def eval_qualified_call(self, q: str, node: cst.Call, evaluated=None):
+        def args():
+            return evaluated if evaluated is not None else self.args_of(node)
+
+        if q in GRAD_CONTEXTS:
+            args()
+            return _ContextMarker(GRAD_CONTEXTS[q], node if "inference_mode" in q else None)
+        if q in ("torch.set_grad_enabled", "torch.autograd.set_grad_enabled"):
+            positional, _ = args()
+            if positional and isinstance(positional[0], Literal) and positional[0].value in (True, False):
+                return _ContextMarker(GRAD_ON if positional[0].value else GRAD_OFF)
+            from .model import GRAD_UNKNOWN
+
+            return _ContextMarker(GRAD_UNKNOWN)
+        if q in TENSOR_FACTORIES:
+            return self.eval_factory(q, node, args())
+        if q == "torch.nn.Parameter":
+            positional, keywords = args()
+            rg = keywords.get("requires_grad")
+            if rg is not None and truth(rg[0]) is not True:
+                return None if truth(rg[0]) is None else self.new_tensor(
+                    requires_grad=False, is_leaf=True, origin=node, created_by="nn.Parameter(requires_grad=False)")
+            t = Tensor(Counter(known_start=False), Storage(), True, True, origin=node, created_by="nn.Parameter",
+                       is_parameter=True)
+            if positional and isinstance(positional[0], Tensor):
+                t.shape = positional[0].shape
+            return t
+        if q == "torch.autograd.backward":
+            positional, keywords = args()
+            for t in flat_tensors(positional[:1]):
+                self.backward(t, node, _retain(keywords))
+            return None
+        if q == "torch.autograd.grad":
+            positional, keywords = args()
+            outputs = positional[0] if positional else (keywords.get("outputs") or (None,))[0]
+            retain = _retain(keywords, default_kw="create_graph")
+            for t in flat_tensors([outputs]):
+                self.check_history(t, node, kind="backward")
+                if not retain:
+                    for s in t.history:
+                        if s.freed_by is None:
+                            s.freed_by = node
+                            s.freed_top = self.top
+                            s.freed_path = self.path
+            if isinstance(outputs, Tensor) and retain and keywords.get("create_graph"):
+                return Seq(None, self._generic_result([outputs], node))
+            return None
+        if q in ("functools.partial",):
+            positional, keywords = args()
+            if positional:
+                return Partial(positional[0], positional[1:], keywords)
+            return None
+        if q in ("collections.OrderedDict", "typing.OrderedDict"):
+            positional, keywords = args()
+            pairs = self.iteration_items(positional[0]) if positional else []
+            if pairs is not None and all(isinstance(p, Seq) and p.items is not None and len(p.items) == 2
+                                         and isinstance(p.items[0], Literal) for p in pairs):
+                return DictVal({str(p.items[0].value): p.items[1] for p in pairs})
+            if isinstance(positional[0] if positional else None, DictVal):
+                return positional[0]
+            return DictVal(None) if positional else DictVal({k: v[0] for k, v in keywords.items()})
+        if q in ("itertools.chain",):
+            positional, _ = args()
+            items = []
+            for p in positional:
+                part = self.iteration_items(p)
+                if part is None:
+                    return None
+                items.extend(part)
+            return Seq(items, path=self.path)
+        if q in GRAD_SCALERS:
+            args()
+            return Special("grad_scaler")
+        if q in ACCELERATORS:
+            args()
+            return Special("accelerator")
+        if q.startswith("torch.optim.") and q.rsplit(".", 1)[-1][:1].isupper() and "lr_scheduler" not in q:
+            return self.eval_optimizer(q, node, args())
+        if q in ("torch.nn.Sequential", "torch.nn.ModuleList", "torch.nn.ModuleDict"):
+            return self.eval_container(q, node, args())
+        if q in self.a.classes:
+            positional, keywords = args()
+            return self.instantiate(self.a.classes[q], positional, keywords, node)
+        if q in ("torch.nn.utils.weight_norm", "torch.nn.utils.spectral_norm",
+                 "torch.nn.utils.parametrizations.weight_norm", "torch.nn.utils.parametrizations.spectral_norm"):
+            positional, _ = args()
+            return positional[0] if positional and isinstance(positional[0], Module) else None
+        row = self.ops.by_name.get(q)
+        if row is not None and row.kind == "module":
+            return self.eval_module_ctor(node, q, args())
+        if q.startswith("torch.nn.") and q.rsplit(".", 1)[-1][:1].isupper() and "functional" not in q \
+                and ".init." not in q and ".utils." not in q:
+            args()
+            return self._new_module(q, None, None, node)
+        positional, keywords = args()
+        if row is not None:
+            return self.apply_op(row, positional, node, keywords=keywords, op_name=q.rsplit(".", 1)[-1])
+        short = q.rsplit(".", 1)[-1]
+        if short in NONDIFF and q.startswith("torch."):
+            return self.new_tensor(requires_grad=False, is_leaf=True, origin=node, created_by=f"`{q}`")
+        if q.startswith("torch.") and flat_tensors(positional):
+            out = keywords.get("out")
+            if out is not None and isinstance(out[0], Tensor):
+                return self.out_write(out[0], positional, node, q)
+            inplace = keywords.get("inplace")
+            first = positional[0] if positional else None
+            if inplace is not None and truth(inplace[0]) is True and isinstance(first, Tensor):
+                self.write(first, node, self.stmt, op=f"{short}(inplace=True)", kind="inplace_arg")
+                self.save_inplace_result(first, self.ops.by_name.get(q + "_") or self.ops.by_name.get(
+                    "torch." + short + "_"), short, node)
+                return first
+            if short.endswith("_") and not short.startswith("_") and isinstance(first, Tensor) \
+                    and ".init." not in q and q.count(".") >= 1 and short not in NOT_WRITES:
+                # torch.relu_(x), F.relu_(x), torch.sigmoid_(x): in-place functions write their first argument
+                if q.startswith(("torch.nn.functional.", "torch.")) and not q.startswith("torch.nn.utils."):
+                    self.write(first, node, self.stmt, op=f"{short}()", kind="method")
+                    self.save_inplace_result(first, self.ops.by_name.get(q), short, node)
+                    return first
+            return self._generic_result([p for p in flat_tensors(positional)], node)
+        return None
+
+    def eval_factory(self, q: str, node: cst.Call, evaluated):
+        positional, keywords = evaluated
+        rg = keywords.get("requires_grad")
+        requires_grad: bool | None = False
+        if rg is not None:
+            requires_grad = rg[0].value if isinstance(rg[0], Literal) and isinstance(rg[0].value, bool) else None
+        if q.endswith(("randint", "randperm", "randint_like")):
+            requires_grad = False
+        if q.endswith("_like") and positional and isinstance(positional[0], Tensor) and rg is None:
+            requires_grad = False
+        t = self.new_tensor(requires_grad=requires_grad, is_leaf=True, origin=node,
+                            created_by=q + ("(..., requires_grad=True)" if requires_grad else "(...)"))
+        if q.rsplit(".", 1)[-1] in ("rand", "randn", "zeros", "ones", "empty", "full"):
+            t.shape = _literal_shape(positional[:1] if q.endswith("full") else positional)
+        return t
+
+    # ---- custom autograd.Function ---------------------------------------
+    def apply_custom_function(self, info, positional, node):
+        """`Fn.apply(...)`: forward runs without recording; `ctx.save_for_backward` saves; the output is new."""
+        forward, owner = find_method(self.a, info, "forward")
+        tensors = flat_tensors(positional)
+        rg = True if any(t.requires_grad is True for t in tensors) else (
+            None if any(t.requires_grad is None for t in tensors) else False)
+        if self.grad == GRAD_OFF:
+            rg = False
+        ctx = Special("ctx", [])
+        result = None
+        if forward is not None:
+            saved_grad = self.grad
+            self.grad = GRAD_OFF
+            result = self.call_function(FunctionRef(forward, top=self.a.top_of.get(id(forward)), cls=owner,
+                                                    kind="staticmethod"), [ctx] + list(positional), {}, node)
+            self.grad = saved_grad
+        saves = frozenset(self.save(t, f"{info.name}.forward", call, "input") for t, call in ctx.payload) \
+            if rg else frozenset()
+        history = frozenset().union(*(t.history for t in tensors)) if rg else frozenset()
+
+        def output(value):
+            if isinstance(value, Tensor) and value.view_of is not None and any(value.counter is t.counter for t in tensors):
+                # an input (or a view of one) returned by forward: a custom-function view
+                v = self.view_of(value.view_of, node, "view")
+                v.view_kind = "custom_function"
+                v.requires_grad = rg
+                v.history = history | saves
+                return v
+            out = self.new_tensor(requires_grad=rg, is_leaf=None if rg is None else not rg, origin=node,
+                                  created_by=f"`{info.name}.apply(...)`", history=history | saves)
+            return out
+
+        if isinstance(result, Seq) and result.items is not None:
+            return Seq([output(v) for v in result.items])
+        if isinstance(result, Tensor) or result is None:
+            return output(result)
+        return None
+
+    # ---- methods --------------------------------------------------------
+    def eval_method(self, receiver, name: str, node: cst.Call):
+        if isinstance(receiver, Module):
+            return self.eval_module_method(receiver, name, node)
+        if isinstance(receiver, Optimizer):
+            return self.eval_optimizer_method(receiver, name, node)
+        if isinstance(receiver, Instance):
+            method = self.a.method_value(receiver.cls, name, receiver)
+            if method is not None:
+                positional, keywords = self.args_of(node)
+                return self.call_with(method, positional, keywords, node)
+            if name in receiver.attrs:
+                return self.call_value(receiver.attrs[name], node)
+            self.args_of(node)
+            return None
+        if isinstance(receiver, Special):
+            return self.eval_special_method(receiver, name, node)
+        if isinstance(receiver, Seq):
+            return self.eval_list_method(receiver, name, node)
+        if isinstance(receiver, DictVal):
+            positional, _ = self.args_of(node)
+            if receiver.items is not None:
+                if name == "values":
+                    return Seq(list(receiver.items.values()))
+                if name == "keys":
+                    return Seq([Literal(k) for k in receiver.items])
+                if name == "items":
+                    return Seq([Seq([Literal(k), v]) for k, v in receiver.items.items()])
+                if name == "get" and positional and isinstance(positional[0], Literal):
+                    return receiver.items.get(positional[0].value, positional[1] if len(positional) > 1 else Literal(None))
+                if name == "pop" and positional and isinstance(positional[0], Literal):
+                    return receiver.items.pop(positional[0].value, positional[1] if len(positional) > 1 else None)
+                if name == "update":
+                    receiver.items = None
+            return None
+        if isinstance(receiver, ClassRef):
+            method = self.a.method_value(receiver.info, name, None)
+            if method is not None:
+                positional, keywords = self.args_of(node)
+                return self.call_with(method, positional, keywords, node)
+            self.args_of(node)
+            return None
+        if isinstance(receiver, FunctionRef) and name == "apply":
+            self.args_of(node)
+            return None
+        if not isinstance(receiver, Tensor):
+            if isinstance(node.func, cst.Attribute) and isinstance(node.func.value, cst.Name):
+                param = None
+                if name in _TENSOR_ONLY_METHODS or (name.endswith("_") and name[:-1] in _TENSOR_ONLY_METHODS):
+                    param = self.materialize_param(node.func.value)
+                if param is not None:
+                    receiver = param
+            if not isinstance(receiver, Tensor):
+                self.args_of(node)
+                return None
+        return self.eval_tensor_method(receiver, name, node)
+
+    def eval_special_method(self, special: Special, name: str, node: cst.Call):
+        if special.kind == "super":
+            return self.eval_super_method(special, name, node)
+        positional, keywords = self.args_of(node)
+        first = positional[0] if positional else None
+        if special.kind == "grad_scaler":
+            if name == "scale":
+                return first  # scaler.scale(loss) is loss times a factor: backward goes through the same graph
+            if name == "step" and isinstance(first, Optimizer):
+                self.optimizer_step(first, node)
+            return None
+        if special.kind == "accelerator":
+            if name == "backward" and isinstance(first, Tensor):
+                self.backward(first, node, _retain(keywords))
+                return None
+            if name == "prepare":
+                return Seq(list(positional)) if len(positional) != 1 else first
+            return None
+        if special.kind == "ctx":
+            if name == "save_for_backward":
+                for t in flat_tensors(positional):
+                    special.payload.append((t, node))
+            return None
+        return None
+
+    def eval_list_method(self, seq: Seq, name: str, node: cst.Call):
+        positional, _ = self.args_of(node)
+        first = positional[0] if positional else None
+        if name == "append":
+            if seq.items is not None and len(self.path) == len(seq.path) and self.path == seq.path:
+                seq.items.append(first)
+            else:
+                self._list_unknown(seq, first)
+            return None
+        if name == "extend":
+            self.extend_list(seq, first)
+            return None
+        if name == "insert" and len(positional) == 2:
+            index = positional[0]
+            if seq.items is not None and isinstance(index, Literal) and isinstance(index.value, int) \
+                    and self.path == seq.path:
+                seq.items.insert(index.value, positional[1])
+            else:
+                self._list_unknown(seq, positional[1])
+            return None
+        if name == "pop":
+            if seq.items:
+                if not positional and self.path == seq.path:
+                    return seq.items.pop()
+                seq.items = None
+            return None
+        if name in ("clear",):
+            if self.path == seq.path:
+                seq.items = []
+            else:
+                seq.items = None
+            return None
+        if name in ("copy",):
+            return Seq(list(seq.items) if seq.items is not None else None, seq.element, path=self.path,
+                       is_list=True)
+        if name in ("index", "count"):
+            return Number()
+        return None
+
+    def extend_list(self, seq: Seq, other) -> None:
+        items = self.iteration_items(other)
+        if seq.items is not None and items is not None and self.path == seq.path:
+            seq.items.extend(items)
+        else:
+            self._list_unknown(seq, self.element_of(other, None) if other is not None else None)
+
+    def _list_unknown(self, seq: Seq, element) -> None:
+        """An append the code does not always run (a branch) or to a list of unknown content: length unknown."""
+        previous = seq.items if seq.items is not None else []
+        values = [v for v in previous + [seq.element, element] if v is not None]
+        seq.items = None
+        seq.element = self.join_values(values) if values else None
+
+    def eval_tensor_method(self, t: Tensor, name: str, node: cst.Call):
+        if name == "backward":
+            positional, keywords = self.args_of(node)
+            self.backward(t, node, _retain(keywords, positional_index=1, positional=positional))
+            return None
+        if name == "detach":
+            self.args_of(node)
+            return self.view_of(t, node, "detach")
+        if name == "detach_":
+            self.args_of(node)
+            t.history = frozenset()
+            t.requires_grad = False
+            t.is_leaf = True
+            return t
+        if name == "requires_grad_":
+            positional, keywords = self.args_of(node)
+            flag = positional[0] if positional else (keywords.get("requires_grad") or (Literal(True),))[0]
+            if t.is_leaf is not False:
+                self.set_requires_grad(t, flag)
+                if truth(flag) is True:
+                    t.created_by = (t.created_by or "a tensor") + " made to require grad with `requires_grad_()`"
+            return t
+        if name == "retain_grad":
+            self.args_of(node)
+            return None
+        if name == "tolist":
+            self.args_of(node)
+            return Seq(None, Literal(0))
+        if name in NON_TENSOR_METHODS:
+            self.args_of(node)
+            if name == "size" and t.shape is not None:
+                return Seq([Literal(n) for n in t.shape])
+            return Number() if name in ("dim", "numel", "size") else (Number(False) if name == "item" else None)
+        if name in FRESH_METHODS:
+            self.args_of(node)
+            return self.new_tensor(requires_grad=False, is_leaf=True, origin=node, created_by=f"`.{name}()`")
+        if name == "clone":
+            self.args_of(node)
+            out = self.new_tensor(requires_grad=t.requires_grad if self.grad != GRAD_OFF else False,
+                                  is_leaf=(not t.requires_grad) if t.requires_grad is not None else None,
+                                  origin=node, created_by="`.clone()`", history=t.history if self.grad != GRAD_OFF else frozenset(),
+                                  owners=self.owners_of([t]) if self.grad != GRAD_OFF else frozenset())
+            out.shape = t.shape
+            return out
+        if name in COPYISH_METHODS:
+            self.args_of(node)
+            return self.new_tensor(requires_grad=t.requires_grad if self.grad != GRAD_OFF else False,
+                                   is_leaf=(not t.requires_grad) if t.requires_grad is not None else None,
+                                   origin=node, created_by=f"`.{name}()`",
+                                   history=t.history if self.grad != GRAD_OFF else frozenset(),
+                                   owners=self.owners_of([t]) if self.grad != GRAD_OFF else frozenset())
+        row = self.ops.by_name.get("Tensor." + name)
+        positional, keywords = self.args_of(node)
+        if row is not None and row.kind != "inplace":
+            if row.view in ("view", "expand", "multi", "alias"):
+                if row.view == "multi":
+                    return Seq(None, self.view_of(t, node, "multi"))
+                view = self.view_of(t, node, row.view)
+                view.shape = _view_shape(name, t.shape, positional)
+                if row.view == "expand" and t.shape is not None and view.shape is not None:
+                    # an expand that broadcasts a size-1 (or new) dimension makes elements share memory
+                    padded = (1,) * (len(view.shape) - len(t.shape)) + t.shape
+                    view.overlapping = any(old == 1 and new > 1 for old, new in zip(padded, view.shape))
+                return view
+            return self.apply_op(row, [t] + positional, node, keywords=keywords, op_name=name)
+        if name in NONDIFF:
+            return self.new_tensor(requires_grad=False, is_leaf=True, origin=node, created_by=f"`.{name}()`")
+        if name.endswith("_") and not name.startswith("_") and name not in NOT_WRITES:
+            value = next((p for p in flat_tensors(positional)), None)
+            self.write(t, node, self.stmt, op=f"{name}()", kind="method", value=value)
+            inplace_row = row if row is not None else None
+            if inplace_row is None:
+                base_row = self.ops.by_name.get("Tensor." + name[:-1])
+                if base_row is not None and base_row.saves_output:
+                    inplace_row = base_row
+            self.save_inplace_result(t, inplace_row, name, node)
+            return t
+        if not name.startswith("_"):
+            # A method the op table does not know: it saves nothing we can name, but its result stays in the graph.
+            return self._generic_result([t] + flat_tensors(positional), node)
+        return None
+
+
+_TENSOR_ONLY_METHODS = {"add_", "mul_", "sub_", "div_", "zero_", "fill_", "copy_", "clamp_", "relu_", "sigmoid_",
+                        "tanh_", "exp_", "sin", "exp", "sigmoid", "tanh", "relu", "matmul", "mm", "pow", "log", "mul",
+                        "masked_fill_", "normal_", "uniform_", "index_add_", "scatter_", "clamp", "softmax",
+                        "unsqueeze", "squeeze", "view", "transpose", "permute"}
+
+
+def _class_name(obj) -> str:
+    cls = getattr(obj, "cls", None)
+    return cls.name if cls is not None else ""
+
+
+def _is_subclass(analysis, cls, target) -> bool | None:
+    seen = set()
+    stack = [cls]
+    while stack:
+        c = stack.pop()
+        if c.name == target.name:
+            return True
+        if c.name in seen:
+            continue
+        seen.add(c.name)
+        for base in c.bases:
+            other = analysis.classes.get(base)
+            if other is not None:
+                stack.append(other)
+    return False
+
+
+def _maybe_subclass(kind: str, q: str) -> bool:
+    """torch.nn classes whose subclasses the table lists separately (conservative: any _ConvNd-like base)."""
+    return q.rsplit(".", 1)[-1].startswith("_") or q in ("torch.nn.Module",)
+
+
+def _retain(keywords, default_kw: str | None = None, positional_index=None, positional=None) -> bool:
+    """Whether backward keeps the graph: retain_graph=True (or an unknown value: we assume it may)."""
+    value = keywords.get("retain_graph")
+    if value is None and positional is not None and positional_index is not None and len(positional) > positional_index:
+        value = (positional[positional_index], None)
+    if value is None and default_kw:
+        value = keywords.get(default_kw)
+    if value is None:
+        return False
+    flag = truth(value[0])
+    return True if flag is None else flag  # unknown: do not claim the graph was freed
+
+
+def _literal_shape(values) -> tuple[int, ...] | None:
+    """A shape given as literal ints, `(2, 3)` or `2, 3`; None when any part is not a literal."""
+    if len(values) == 1 and isinstance(values[0], Seq) and values[0].items is not None:
+        values = values[0].items
+    if not values or not all(isinstance(v, Literal) and isinstance(v.value, int) and not isinstance(v.value, bool)
+                             and v.value >= 0 for v in values):
+        return None
+    return tuple(v.value for v in values)
+
+
+def _view_shape(method: str, shape, args) -> tuple[int, ...] | None:
+    """The shape of a view when the code makes it plain (literal sizes); None otherwise."""
+    if method == "unsqueeze" and shape is not None and len(args) == 1 and isinstance(args[0], Literal):
+        dim = args[0].value
+        if isinstance(dim, int) and -len(shape) - 1 <= dim <= len(shape):
+            dim = dim if dim >= 0 else dim + len(shape) + 1
+            return shape[:dim] + (1,) + shape[dim:]
+        return None
+    if method == "expand_as" and args and isinstance(args[0], Tensor):
+        return args[0].shape
+    if method == "expand":
+        sizes = args[0].items if len(args) == 1 and isinstance(args[0], Seq) and args[0].items is not None else args
+        if not sizes or not all(isinstance(v, Literal) and isinstance(v.value, int) for v in sizes):
+            return None
+        out = []
+        pad = len(sizes) - len(shape) if shape is not None else 0
+        for i, v in enumerate(sizes):
+            if v.value == -1:
+                if shape is None or i < pad:
+                    return None
+                out.append(shape[i - pad])
+            else:
+                out.append(v.value)
+        return tuple(out)
+    if method == "view":
+        return _literal_shape(args)
+    return None
+
+
+__all__ = ["CallsMixin", "is_none"]

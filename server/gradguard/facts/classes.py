@@ -1,0 +1,162 @@
+"""Classes of the user's code: what calling them builds, and a summary for classes whose body is not run.
+
+A class of this file is instantiated by running its `__init__` as code (see calls.py); the summary here
+(how many parameter-holding layers `__init__` assigns) is only the fallback for classes imported from the
+user's other files and for calls past the interpretation budget.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from .names import canonical, dotted
+
+MODULE_BASES = {"torch.nn.Module", "torch.nn.Sequential", "torch.nn.ModuleList", "torch.nn.ModuleDict",
+                "lightning.LightningModule", "pytorch_lightning.LightningModule",
+                "lightning.pytorch.LightningModule", "pytorch_lightning.core.LightningModule",
+                "pytorch_lightning.core.lightning.LightningModule"}
+LIGHTNING_BASES = {b for b in MODULE_BASES if "ightning" in b}
+FUNCTION_BASES = {"torch.autograd.Function", "torch.autograd.function.Function"}
+
+
+@dataclass
+class ClassInfo:
+    """A class of the user's code."""
+
+    name: str
+    node: cst.ClassDef
+    is_module: bool
+    attrs: dict[str, cst.BaseExpression] = field(default_factory=dict)  # self.<attr> = <expr> in __init__
+    param_layers: int = 0
+    unknown_children: int = 0
+    bases: list[str] = field(default_factory=list)  # resolved: "torch.nn.Module", or a class name of this file
+    methods: dict[str, cst.FunctionDef] = field(default_factory=dict)
+    external: bool = False  # read from another file: summarised, never interpreted
+    is_function: bool = False  # a torch.autograd.Function subclass
+    is_lightning: bool = False
+    torch_base: str = ""  # the torch.nn class it extends ("torch.nn.Sequential"), if any
+
+
+def collect_class(analysis, node: cst.ClassDef) -> ClassInfo:
+    """Read a class statement: its bases, methods and the `self.<attr> = ...` lines of `__init__`."""
+    bases = []
+    for arg in node.bases:
+        if arg.keyword is not None:
+            continue
+        q = analysis.resolve_dotted(arg.value)
+        bases.append(canonical(q) if q else (dotted(arg.value) or ""))
+    info = ClassInfo(node.name.value, node, False, bases=bases)
+    for base in bases:
+        if base in MODULE_BASES:
+            info.is_module = True
+            info.torch_base = base if base.startswith("torch.nn.") else "torch.nn.Module"
+            info.is_lightning = base in LIGHTNING_BASES
+        elif base in FUNCTION_BASES:
+            info.is_function = True
+        elif base in analysis.classes:
+            other = analysis.classes[base]
+            info.is_module = info.is_module or other.is_module
+            info.is_function = info.is_function or other.is_function
+            info.is_lightning = info.is_lightning or other.is_lightning
+            info.torch_base = info.torch_base or other.torch_base
+    for item in node.body.body:
+        if isinstance(item, cst.FunctionDef):
+            info.methods[item.name.value] = item
+    init = info.methods.get("__init__")
+    if init is not None:
+        for stmt in walk_statements(init.body.body):
+            if isinstance(stmt, cst.SimpleStatementLine):
+                for small in stmt.body:
+                    if isinstance(small, cst.Assign) and len(small.targets) == 1:
+                        target = small.targets[0].target
+                        if (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name)
+                                and target.value.value == "self"):
+                            info.attrs[target.attr.value] = small.value
+    return info
+
+
+def summarise_layers(analysis, info: ClassInfo) -> None:
+    """Count the parameter-bearing layers `__init__` assigns (for 'calling it saves its weights')."""
+    if not info.is_module:
+        return
+    for expr in info.attrs.values():
+        _count_layers(analysis, expr, info)
+
+
+def _count_layers(analysis, expr, info: ClassInfo) -> None:
+    q = analysis.callee_qualname(expr) if isinstance(expr, cst.Call) else None
+    if q is None:
+        return
+    if q == "torch.nn.Parameter":
+        info.param_layers += 1
+        return
+    row = analysis.ops.by_name.get(q)
+    if row is not None and row.kind == "module":
+        info.param_layers += 1 if row.params else 0
+    elif q in ("torch.nn.Sequential", "torch.nn.ModuleList"):
+        for arg in expr.args:
+            if isinstance(arg.value, cst.Call):
+                _count_layers(analysis, arg.value, info)
+            elif isinstance(arg.value, (cst.List, cst.Tuple)):
+                for element in arg.value.elements:
+                    _count_layers(analysis, element.value, info)
+            else:
+                info.unknown_children += 1
+    elif q in analysis.classes and q != info.name:
+        other = analysis.classes[q]
+        info.param_layers += other.param_layers
+        info.unknown_children += other.unknown_children
+    elif q.startswith("torch.nn."):
+        info.unknown_children += 1
+
+
+def find_method(analysis, info: ClassInfo, name: str, after: ClassInfo | None = None):
+    """(method node, defining ClassInfo) along the user-class bases (depth first, as simple MROs are)."""
+    seen = set()
+    order = []
+
+    def walk(c):
+        if c.name in seen:
+            return
+        seen.add(c.name)
+        order.append(c)
+        for base in c.bases:
+            other = analysis.classes.get(base)
+            if other is not None:
+                walk(other)
+
+    walk(info)
+    if after is not None:
+        names = [c.name for c in order]
+        order = order[names.index(after.name) + 1:] if after.name in names else []
+    for c in order:
+        if name in c.methods and not c.external:
+            return c.methods[name], c
+    return None, None
+
+
+def walk_statements(stmts):
+    """Statements, recursing into compound statements (not into nested defs/classes)."""
+    for stmt in stmts:
+        yield stmt
+        if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+            continue
+        body = getattr(stmt, "body", None)
+        if isinstance(body, cst.BaseSuite) and hasattr(body, "body"):
+            yield from walk_statements(body.body)
+        orelse = getattr(stmt, "orelse", None)
+        while orelse is not None:
+            inner = getattr(orelse, "body", None)
+            if isinstance(inner, cst.BaseSuite):
+                yield from walk_statements(inner.body)
+                orelse = getattr(orelse, "orelse", None) if isinstance(orelse, cst.If) else None
+            else:
+                break
+        for handler in getattr(stmt, "handlers", ()):
+            yield from walk_statements(handler.body.body)
+        final = getattr(stmt, "finalbody", None)
+        if final is not None:
+            yield from walk_statements(final.body.body)
+        for case in getattr(stmt, "cases", ()):
+            yield from walk_statements(case.body.body)

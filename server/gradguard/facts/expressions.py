@@ -1,0 +1,732 @@
+"""Expressions: names, literals, attributes, indexing, operators, comprehensions, and joining values.
+
+Python values the code spells out (ints, strings, `None`, bools) are folded, so that `if inplace:`,
+`range(n_layers)` or `if h is None:` with known values take the branch the program takes.
+"""
+from __future__ import annotations
+
+import dataclasses
+
+import libcst as cst
+
+from .model import (
+    GRAD_OFF,
+    ClassRef,
+    Counter,
+    DictVal,
+    FunctionRef,
+    Instance,
+    Literal,
+    Module,
+    Number,
+    Optimizer,
+    ParamsOf,
+    Partial,
+    QualRef,
+    Seq,
+    Special,
+    Storage,
+    Tensor,
+)
+from .names import dotted
+
+_PARAM_ATTRS = {"weight", "bias", "weight_ih_l0", "weight_hh_l0", "bias_ih_l0", "bias_hh_l0", "weight_ih",
+                "weight_hh", "bias_ih", "bias_hh", "in_proj_weight", "in_proj_bias", "weight_ih_l1", "weight_hh_l1",
+                "bias_ih_l1", "bias_hh_l1", "out_proj"}
+_MAX_INT = 10 ** 9
+
+
+def truth(value) -> bool | None:
+    """Python truthiness when the value makes it plain; None when it depends on data."""
+    if isinstance(value, Literal):
+        try:
+            return bool(value.value)
+        except Exception:  # noqa: BLE001
+            return None
+    if isinstance(value, (Module, Optimizer, FunctionRef, ClassRef, Instance, QualRef, Partial, ParamsOf)):
+        if isinstance(value, Module) and value.container:
+            return bool(value.children) if value.children is not None else None
+        return True
+    if isinstance(value, Seq) and value.items is not None:
+        return bool(value.items)
+    if isinstance(value, DictVal) and value.items is not None:
+        return bool(value.items)
+    return None
+
+
+def is_none(value) -> bool | None:
+    if isinstance(value, Literal):
+        return value.value is None
+    if isinstance(value, (Number, Tensor, Module, Optimizer, FunctionRef, ClassRef, Instance, Seq, DictVal, ParamsOf)):
+        return False
+    return None
+
+
+class ExpressionsMixin:
+    # ---- dispatch -------------------------------------------------------
+    def eval(self, node):
+        if node is None:
+            return None
+        method = getattr(self, "eval_" + type(node).__name__, None)
+        if method is None:
+            self.eval_children(node)
+            return None
+        value = method(node)
+        if isinstance(value, Tensor):
+            self.facts.expr_values[id(node)] = value
+        return value
+
+    def eval_children(self, node) -> None:
+        for child in children(node):
+            if isinstance(child, cst.BaseExpression):
+                if not isinstance(child, cst.Lambda):
+                    self.eval(child)
+            elif isinstance(child, EXPRESSION_HOLDERS):
+                self.eval_children(child)
+
+    # ---- names and literals ---------------------------------------------
+    def eval_Name(self, node: cst.Name):
+        name = node.value
+        if name in ("True", "False", "None"):
+            return Literal({"True": True, "False": False, "None": None}[name])
+        if name == "__name__" and self.kind == "module":
+            return Literal("__main__")  # the user runs the script
+        value = self.lookup(name)
+        if value is None and name not in self.env and not (self.params and name in self.params):
+            q = self.a.resolve_dotted(node)
+            if q is not None and q not in self.a.classes:
+                return QualRef(q)
+            if q is not None:  # a class imported from the user's other file (`from model import Net`)
+                value = ClassRef(self.a.classes[q])
+        self.note_read((id(self), name), value, node)
+        self.record_name(node, value)
+        return value
+
+    def eval_Integer(self, node):
+        try:
+            return Literal(int(node.value.replace("_", ""), 0))
+        except ValueError:
+            return Literal(0)
+
+    def eval_Float(self, node):
+        try:
+            return Literal(float(node.value.replace("_", "")))
+        except ValueError:
+            return Literal(0.0)
+
+    def eval_SimpleString(self, node):
+        try:
+            value = node.evaluated_value
+        except Exception:  # noqa: BLE001
+            value = ""
+        return Literal(value if isinstance(value, str) else "")
+
+    def eval_ConcatenatedString(self, node):
+        return Literal("")
+
+    def eval_FormattedString(self, node):
+        self.eval_children(node)
+        return Literal("")
+
+    def eval_Tuple(self, node: cst.Tuple):
+        return self._sequence(node.elements, is_list=False)
+
+    def eval_List(self, node: cst.List):
+        return self._sequence(node.elements, is_list=True)
+
+    def _sequence(self, elements, is_list: bool):
+        items = []
+        spread = []
+        known = True
+        for e in elements:
+            if isinstance(e, cst.StarredElement):
+                value = self.eval(e.value)
+                if isinstance(value, Seq) and value.items is not None:
+                    items.extend(value.items)
+                else:
+                    known = False
+                    if isinstance(value, ParamsOf):
+                        spread.append(value)
+            else:
+                items.append(self.eval(e.value))
+        if not known:
+            spread.extend(i for i in items if isinstance(i, (Tensor, ParamsOf)))
+        return Seq(items if known else None, path=self.path, is_list=is_list, spread=spread)
+
+    def eval_Dict(self, node: cst.Dict):
+        items = {}
+        known = True
+        for e in node.elements:
+            if isinstance(e, cst.DictElement):
+                key = self.eval(e.key)
+                value = self.eval(e.value)
+                if isinstance(key, Literal) and isinstance(key.value, str):
+                    items[key.value] = value
+                else:
+                    known = False
+            else:
+                other = self.eval(e.value)
+                if isinstance(other, DictVal) and other.items is not None:
+                    items.update(other.items)
+                else:
+                    known = False
+        return DictVal(items if known else None)
+
+    # ---- attributes -----------------------------------------------------
+    def eval_Attribute(self, node: cst.Attribute):
+        attr = node.attr.value
+        if not self._bound_head(node):
+            q = self.a.resolve_dotted(node)
+            if q is not None:
+                return QualRef(q)
+        base = self.eval(node.value)
+        return self.attribute_of(base, attr, node)
+
+    def attribute_of(self, base, attr: str, node):
+        if isinstance(base, (Module, Instance)):
+            if attr in base.attrs:
+                value = base.attrs[attr]
+                self.note_read((id(base), attr), value, node)
+                return value
+            if isinstance(base, Module):
+                return self.module_attribute(base, attr, node)
+            method = self.a.method_value(base.cls, attr, base) if base.cls is not None else None
+            return method
+        if isinstance(base, Tensor):
+            if attr == "grad":
+                base.grad_read = True
+                return self.new_tensor(requires_grad=False, is_leaf=True, origin=node, created_by="`.grad`")
+            if attr == "data":
+                return Tensor(Counter(), base.storage, False, True, origin=node, created_by="`.data`",
+                              data_of=base, name=f"{base.name}.data")
+            if attr in ("T", "mT", "H", "mH", "real", "imag"):
+                return self.view_of(base, node, "view")
+            if attr == "shape":
+                return Seq([Literal(n) for n in base.shape]) if base.shape is not None else None
+            if attr in ("requires_grad", "is_leaf"):
+                flag = base.requires_grad if attr == "requires_grad" else base.is_leaf
+                return Literal(flag) if flag is not None else None
+            return None
+        if isinstance(base, Special) and base.kind == "super":
+            return base  # `super().__init__` resolved at the call
+        if isinstance(base, ClassRef):
+            if attr == "apply" and base.info.is_function:
+                return Special("function_apply", base.info)
+            return self.a.method_value(base.info, attr, None)
+        if isinstance(base, QualRef):
+            return QualRef(f"{base.name}.{attr}")
+        if isinstance(base, DictVal) and attr in ("items", "values", "keys", "get"):
+            return None
+        if base is None and attr == "grad" and isinstance(node.value, cst.Name) and node.value.value in self.params:
+            # `p.grad` of a parameter: used as a tensor it proves `p` is a leaf that requires grad
+            self.grad_proven.add(node.value.value)
+        return None
+
+    def _bound_head(self, node) -> bool:
+        name = dotted(node)
+        if name is None:
+            return True
+        head = name.split(".")[0]
+        if head in self.env or head in self.params:
+            return True
+        if self.kind != "module" and head in self.local_names:
+            return True
+        if head in self.a.imports:
+            return False
+        return self.lookup(head) is not None
+
+    # ---- indexing -------------------------------------------------------
+    def eval_Subscript(self, node: cst.Subscript):
+        base = self.eval(node.value)
+        index_kind = self.eval_slices(node)
+        if isinstance(base, Tensor):
+            if index_kind == "basic":
+                return self.view_of(base, node, "index")
+            # advanced indexing copies; what it may alias we do not claim
+            return self.new_tensor(requires_grad=base.requires_grad if self.grad != GRAD_OFF else False,
+                                   is_leaf=None if base.requires_grad is None else not base.requires_grad,
+                                   origin=node, created_by="indexing", history=base.history,
+                                   owners=self.owners_of([base]))
+        if isinstance(base, ParamsOf):
+            groups = self.param_tensors(base.module, node)
+            return groups[0] if len(groups) == 1 else None
+        if isinstance(base, Module) and base.children is not None:
+            index = self._literal_index(node)
+            if index is not None and -len(base.children) <= index < len(base.children):
+                return base.children[index]
+            key = self._literal_key(node)
+            if key is not None and base.keys is not None and key in base.keys:
+                return base.children[base.keys.index(key)]
+            if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Slice):
+                return None
+            return None
+        if isinstance(base, Seq):
+            if base.items is not None:
+                index = self._literal_index(node)
+                if index is not None and -len(base.items) <= index < len(base.items):
+                    return base.items[index]
+                if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Slice):
+                    sl = node.slice[0].slice
+                    bounds = [self._literal_value(part) for part in (sl.lower, sl.upper, sl.step)]
+                    if all(b is None or isinstance(b, int) for b in bounds):
+                        return Seq(base.items[slice(*bounds)], path=base.path, is_list=base.is_list)
+                return None
+            return base.element
+        if isinstance(base, DictVal) and base.items is not None:
+            key = self._literal_key(node)
+            return base.items.get(key) if key is not None else None
+        return None
+
+    def _literal_value(self, expr):
+        if expr is None:
+            return None
+        value = self.eval(expr)
+        return value.value if isinstance(value, Literal) else object()
+
+    def _literal_index(self, node: cst.Subscript) -> int | None:
+        if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
+            return None
+        value = self.facts_literal(node.slice[0].slice.value)
+        return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+    def _literal_key(self, node: cst.Subscript) -> str | None:
+        if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
+            return None
+        value = self.facts_literal(node.slice[0].slice.value)
+        return value if isinstance(value, str) else None
+
+    def facts_literal(self, expr):
+        """The Python value of a literal-valued expression (already evaluated once: re-read without effects)."""
+        if isinstance(expr, cst.Integer):
+            return int(expr.value.replace("_", ""), 0) if expr.value.replace("_", "").isdigit() else None
+        if isinstance(expr, cst.SimpleString):
+            try:
+                return expr.evaluated_value
+            except Exception:  # noqa: BLE001
+                return None
+        if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
+            inner = self.facts_literal(expr.expression)
+            return -inner if isinstance(inner, int) else None
+        if isinstance(expr, cst.Name):
+            value = self.lookup(expr.value) if expr.value not in ("True", "False", "None") else None
+            return value.value if isinstance(value, Literal) else None
+        return None
+
+    def eval_slices(self, node: cst.Subscript) -> str:
+        """Evaluate the index expressions; 'basic' when every index is an int, slice, None or Ellipsis."""
+        kind = "basic"
+        for element in node.slice:
+            sl = element.slice
+            if isinstance(sl, cst.Slice):
+                for part in (sl.lower, sl.upper, sl.step):
+                    if part is not None:
+                        self.eval(part)
+                continue
+            value = self.eval(sl.value)
+            expr = sl.value
+            if isinstance(expr, (cst.Integer, cst.Ellipsis)) or (isinstance(expr, cst.Name) and expr.value == "None"):
+                continue
+            if isinstance(value, Literal) and (isinstance(value.value, int) or value.value is None):
+                continue
+            if isinstance(value, Number) and value.is_int:
+                continue
+            if isinstance(expr, (cst.BinaryOperation, cst.UnaryOperation)) and _int_arith(expr, self):
+                continue
+            kind = "advanced" if isinstance(value, Tensor) else "unknown"
+        return kind
+
+    # ---- operators ------------------------------------------------------
+    def eval_BinaryOperation(self, node: cst.BinaryOperation):
+        left = self.eval(node.left)
+        right = self.eval(node.right)
+        op = type(node.operator).__name__
+        if isinstance(left, Literal) and isinstance(right, Literal):
+            return self.literal_binop(left, right, op)
+        if isinstance(left, (Literal, Number)) and isinstance(right, (Literal, Number)):
+            ints = all(isinstance(v, Number) and v.is_int or isinstance(v, Literal) and isinstance(v.value, int)
+                       for v in (left, right))
+            return Number(ints and op not in ("Divide", "Power"))
+        if isinstance(left, Seq) and isinstance(right, Seq) and op == "Add":
+            if left.items is not None and right.items is not None:
+                return Seq(left.items + right.items, path=self.path, is_list=left.is_list)
+            return None
+        name = _BINOPS.get(op)
+        if name is None:
+            return self._generic_result([left, right], node)
+        if not (isinstance(left, Tensor) or isinstance(right, Tensor)):
+            return None
+        row = self.ops.by_name.get(name)
+        args = [left, right]
+        if row is not None and name == "Tensor.__pow__" and isinstance(right, Tensor):
+            row = POW_BOTH
+        return self.apply_op(row, args, node, op_name=_OP_SYMBOL.get(name, name))
+
+    def literal_binop(self, left: Literal, right: Literal, op: str):
+        a, b = left.value, right.value
+        numeric = (int, float)
+        try:
+            if isinstance(a, bool) or isinstance(b, bool):
+                a, b = (int(a) if isinstance(a, bool) else a), (int(b) if isinstance(b, bool) else b)
+            if isinstance(a, numeric) and isinstance(b, numeric):
+                if op == "Add":
+                    result = a + b
+                elif op == "Subtract":
+                    result = a - b
+                elif op == "Multiply":
+                    result = a * b
+                elif op == "Divide":
+                    result = a / b
+                elif op == "FloorDivide":
+                    result = a // b
+                elif op == "Modulo":
+                    result = a % b
+                elif op == "Power" and abs(b) <= 64 and abs(a) <= 1024:
+                    result = a ** b
+                else:
+                    return None
+                if isinstance(result, int) and abs(result) > _MAX_INT:
+                    return None
+                return Literal(result)
+            if isinstance(a, str) and isinstance(b, str) and op == "Add" and len(a) + len(b) < 256:
+                return Literal(a + b)
+        except (ArithmeticError, TypeError, ValueError):
+            return None
+        return None
+
+    def eval_UnaryOperation(self, node: cst.UnaryOperation):
+        value = self.eval(node.expression)
+        op = type(node.operator).__name__
+        if op == "Not":
+            flag = truth(value)
+            return Literal(not flag) if flag is not None else None
+        if isinstance(value, Tensor):
+            return self._generic_result([value], node)
+        if isinstance(value, Literal) and isinstance(value.value, (int, float)) and not isinstance(value.value, bool):
+            if op == "Minus":
+                return Literal(-value.value)
+            if op == "Plus":
+                return value
+        return None
+
+    def eval_Comparison(self, node: cst.Comparison):
+        left = self.eval(node.left)
+        result: bool | None = True
+        for target in node.comparisons:
+            right = self.eval(target.comparator)
+            outcome = _compare(left, type(target.operator).__name__, right)
+            if outcome is None:
+                result = None
+            elif outcome is False and result is not None:
+                result = False
+            left = right
+        if any(isinstance(v, Tensor) for v in (left,)) and result is None:
+            return None
+        return Literal(result) if result is not None else None
+
+    def eval_BooleanOperation(self, node: cst.BooleanOperation):
+        left = self.eval(node.left)
+        flag = truth(left)
+        is_and = isinstance(node.operator, cst.And)
+        if flag is not None and (flag is False if is_and else flag is True):
+            return left  # short-circuit: the right side does not run
+        right = self.eval(node.right)
+        if flag is not None:
+            return right
+        right_flag = truth(right)
+        if is_and and right_flag is False:
+            return Literal(False) if isinstance(right, Literal) else None
+        if not is_and and right_flag is True and isinstance(right, Literal):
+            return Literal(True)
+        return None
+
+    def eval_IfExp(self, node: cst.IfExp):
+        test = self.eval(node.test)
+        flag = truth(test)
+        if flag is True:
+            return self.eval(node.body)
+        if flag is False:
+            return self.eval(node.orelse)
+        saved = self.path
+        self.path = self.branch_path(node, 0)
+        a = self.eval(node.body)
+        self.path = self.branch_path(node, 1)
+        b = self.eval(node.orelse)
+        self.path = saved
+        return a if a is b else self.join_values([a, b])
+
+    def eval_Lambda(self, node: cst.Lambda):
+        return FunctionRef(node, top=self.top, enclosing=self)
+
+    def eval_Await(self, node):
+        return self.eval(node.expression)
+
+    def eval_NamedExpr(self, node: cst.NamedExpr):
+        value = self.eval(node.value)
+        self.assign(node.target, value, node.value, self.stmt)
+        return value
+
+    # ---- comprehensions -------------------------------------------------
+    def eval_ListComp(self, node):
+        return self._comprehension(node.for_in, lambda: self.eval(node.elt), is_list=True)
+
+    def eval_GeneratorExp(self, node):
+        return self._comprehension(node.for_in, lambda: self.eval(node.elt), is_list=False)
+
+    def eval_SetComp(self, node):
+        self._comprehension(node.for_in, lambda: self.eval(node.elt), is_list=False)
+        return None
+
+    def eval_DictComp(self, node):
+        self._comprehension(node.for_in, lambda: (self.eval(node.key), self.eval(node.value)), is_list=False)
+        return None
+
+    def _comprehension(self, for_in: cst.CompFor, element, is_list: bool):
+        """Each element evaluated in its own binding of the loop names; a Seq of the results.
+
+        A known, short iterable gives one element per item (`[nn.Linear(d, d) for _ in range(3)]` is three
+        layers); otherwise the element is evaluated once and stands for every item.
+        """
+        saved = {}
+        bound_names = []
+
+        def bind(target, value):
+            for name in _target_names(target):
+                if name not in saved:
+                    saved[name] = self.env.get(name, _MISSING)
+                    bound_names.append(name)
+            self.assign(target, value, for_in.iter, self.stmt)
+
+        results: list = []
+        known = self._comprehend(for_in, element, bind, results)
+        for name in bound_names:
+            if saved[name] is _MISSING:
+                self.env.pop(name, None)
+            else:
+                self.env[name] = saved[name]
+        if known:
+            return Seq(results, path=self.path, is_list=is_list)
+        return Seq(None, results[0] if len(results) == 1 else self.join_values(results), path=self.path,
+                   is_list=is_list)
+
+    def _comprehend(self, for_in: cst.CompFor, element, bind, results: list) -> bool:
+        iterable = self.eval(for_in.iter)
+        items = self.iteration_items(iterable)
+        known = items is not None
+        for item in (items if known else [self.element_of(iterable, for_in.iter)]):
+            bind(for_in.target, item)
+            keep = True
+            for cond in for_in.ifs:
+                flag = truth(self.eval(cond.search))
+                if flag is False:
+                    keep = False
+                elif flag is None:
+                    known = False
+            if not keep:
+                continue
+            if for_in.inner_for_in is not None:
+                known = self._comprehend(for_in.inner_for_in, element, bind, results) and known
+            else:
+                results.append(element())
+        return known
+
+    # ---- iteration ------------------------------------------------------
+    def iteration_items(self, iterable) -> list | None:
+        """The items a for-loop visits when the code makes them plain and they are few."""
+        limit = self.a.max_unroll
+        if isinstance(iterable, Seq) and iterable.items is not None and len(iterable.items) <= limit:
+            return list(iterable.items)
+        if isinstance(iterable, _Range) and iterable.values is not None:
+            return [Literal(v) for v in iterable.values[:limit]] if len(iterable.values) <= limit else None
+        if isinstance(iterable, Module) and iterable.children is not None and len(iterable.children) <= limit:
+            return list(iterable.children)
+        if isinstance(iterable, ParamsOf):
+            tensors = self.param_tensors(iterable.module, None)
+            return tensors if len(tensors) <= limit else None
+        if isinstance(iterable, DictVal) and iterable.items is not None and len(iterable.items) <= limit:
+            return [Literal(k) for k in iterable.items]
+        return None
+
+    def element_of(self, iterable, iter_node):
+        if isinstance(iterable, ParamsOf):
+            tensors = self.param_tensors(iterable.module, iter_node)
+            return tensors[0] if len(tensors) == 1 else None
+        if isinstance(iterable, Seq):
+            if iterable.items:
+                first = iterable.items[0]
+                if all(item is first for item in iterable.items):
+                    return first
+                return self.join_values(iterable.items)
+            return iterable.element
+        if isinstance(iterable, Tensor):
+            # iterating a tensor unbinds it: the rows are multi-output views
+            return self.view_of(iterable, iter_node, "multi")
+        if isinstance(iterable, _Range):
+            return Literal(0) if iterable.values is None else None
+        if isinstance(iterable, Module) and iterable.children:
+            return self.join_values(iterable.children)
+        return None
+
+    # ---- joining --------------------------------------------------------
+    def join_values(self, values: list):
+        """One value standing for several (branch arms, list items): only what holds for all of them."""
+        values = [v for v in values]
+        if not values:
+            return None
+        first = values[0]
+        if all(v is first for v in values):
+            return first
+        if all(isinstance(v, Literal) for v in values) and all(v.value == first.value for v in values):
+            return first
+        if all(isinstance(v, Tensor) for v in values):
+            rg = first.requires_grad if all(v.requires_grad == first.requires_grad for v in values) else None
+            leaf = first.is_leaf if all(v.is_leaf == first.is_leaf for v in values) else None
+            # a fresh counter: writes after the join reach none of the alternatives' saves (a miss, never a
+            # false alarm); the histories are kept, each save tagged with the branch it came from
+            t = Tensor(Counter(known_start=False), Storage(), rg, leaf, origin=first.origin,
+                       created_by="one of several values", history=frozenset().union(*(v.history for v in values)),
+                       owners=frozenset().union(*(v.owners for v in values)))
+            names = {v.name for v in values}
+            t.name = first.name if len(names) == 1 else ""
+            return t
+        if all(isinstance(v, Seq) for v in values):
+            lengths = {len(v.items) if v.items is not None else None for v in values}
+            if len(lengths) == 1 and None not in lengths:
+                n = lengths.pop()
+                return Seq([self.join_values([v.items[i] for v in values]) for i in range(n)], path=self.path,
+                           is_list=first.is_list)
+            return None
+        return None
+
+
+class _Range:
+    """`range(...)`: its values when the bounds are literal."""
+
+    def __init__(self, values):
+        self.values = values
+
+
+_MISSING = object()
+
+
+def _target_names(target) -> list[str]:
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        out = []
+        for e in target.elements:
+            out.extend(_target_names(e.value))
+        return out
+    if isinstance(target, cst.StarredElement):
+        return _target_names(target.value)
+    return []
+
+
+def _compare(left, op: str, right) -> bool | None:
+    if op in ("Is", "IsNot"):
+        outcome = None
+        if isinstance(right, Literal) and right.value is None:
+            outcome = is_none(left)
+        elif isinstance(left, Literal) and left.value is None:
+            outcome = is_none(right)
+        elif left is not None and left is right and not isinstance(left, Literal):
+            outcome = True
+        if outcome is None:
+            return None
+        return outcome if op == "Is" else not outcome
+    if isinstance(left, Literal) and isinstance(right, Literal):
+        a, b = left.value, right.value
+        try:
+            if op == "Equal":
+                return a == b
+            if op == "NotEqual":
+                return a != b
+            if op == "LessThan":
+                return a < b
+            if op == "GreaterThan":
+                return a > b
+            if op == "LessThanEqual":
+                return a <= b
+            if op == "GreaterThanEqual":
+                return a >= b
+        except TypeError:
+            return None
+    if op in ("In", "NotIn") and isinstance(left, Literal):
+        if isinstance(right, Seq) and right.items is not None and all(isinstance(i, Literal) for i in right.items):
+            found = any(i.value == left.value for i in right.items)
+            return found if op == "In" else not found
+        if isinstance(right, DictVal) and right.items is not None and isinstance(left.value, str):
+            found = left.value in right.items
+            return found if op == "In" else not found
+    return None
+
+
+def _int_arith(expr, scope) -> bool:
+    def walk(e):
+        if isinstance(e, cst.Integer):
+            return True
+        if isinstance(e, cst.Name):
+            v = scope.lookup(e.value)
+            return (isinstance(v, Literal) and isinstance(v.value, int)) or (isinstance(v, Number) and v.is_int)
+        if isinstance(e, cst.BinaryOperation):
+            return walk(e.left) and walk(e.right)
+        if isinstance(e, cst.UnaryOperation):
+            return walk(e.expression)
+        return False
+
+    return walk(expr)
+
+
+EXPRESSION_HOLDERS = (cst.Arg, cst.Element, cst.DictElement, cst.StarredDictElement, cst.FormattedStringExpression,
+                      cst.CompFor, cst.CompIf, cst.SubscriptElement, cst.Index, cst.Slice)
+
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def children(node):
+    """A node's child nodes, read off its fields (libcst's `.children` rebuilds the node, which is slow)."""
+    names = _FIELDS.get(type(node))
+    if names is None:
+        names = _FIELDS[type(node)] = tuple(
+            f.name for f in dataclasses.fields(node)
+            if f.name not in ("lpar", "rpar", "whitespace_before", "whitespace_after", "comma", "semicolon")
+            and not f.name.startswith("whitespace"))
+    for name in names:
+        value = getattr(node, name)
+        if isinstance(value, cst.CSTNode):
+            yield value
+        elif isinstance(value, (tuple, list)):
+            for item in value:
+                if isinstance(item, cst.CSTNode):
+                    yield item
+
+
+def words(expr) -> list[str]:
+    out = []
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Name):
+            out.append(node.value)
+        elif isinstance(node, cst.SimpleString):
+            out.append(node.value)
+        elif isinstance(node, (cst.BaseExpression, *EXPRESSION_HOLDERS, cst.Attribute)):
+            stack.extend(c for c in children(node) if isinstance(c, (cst.BaseExpression, *EXPRESSION_HOLDERS)))
+    return out
+
+
+_BINOPS = {
+    "Add": "Tensor.__add__", "Subtract": "Tensor.__sub__", "Multiply": "Tensor.__mul__",
+    "Divide": "Tensor.__truediv__", "Power": "Tensor.__pow__", "MatrixMultiply": "Tensor.__matmul__",
+}
+_OP_SYMBOL = {"Tensor.__add__": "+", "Tensor.__sub__": "-", "Tensor.__mul__": "*", "Tensor.__truediv__": "/",
+              "Tensor.__pow__": "**", "Tensor.__matmul__": "@"}
+
+
+def _pow_both():
+    from ..ops import OpRow
+
+    return OpRow("pow", "function", "all", True, "none", None, ())
+
+
+POW_BOTH = _pow_both()
+Range = _Range

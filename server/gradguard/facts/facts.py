@@ -1,0 +1,100 @@
+"""What the analysis proved about one file, and the per-name view of it that hover shows."""
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+import libcst as cst
+
+from .model import Problem, Save, Tensor
+
+
+@dataclass
+class TensorFacts:
+    """What hover shows about a tensor name."""
+
+    name: str
+    is_leaf: bool | None
+    requires_grad: bool | None
+    created: object | None  # Span
+    created_by: str
+    saves: list  # [(op, Span, version)]
+    writes: list  # [(op, Span, version_after)]
+    is_parameter: bool = False
+    shares_counter_with: str = ""  # "a view of `x`", "`x` (detach)"
+    data_alias_of: str = ""
+
+
+def _first_per_span(items):
+    """Loops are interpreted several times; hover lists each place once (its first version)."""
+    seen = set()
+    out = []
+    for item in items:
+        if item[1] is not None and (item[0], item[1]) not in seen:
+            seen.add((item[0], item[1]))
+            out.append(item)
+    return out
+
+
+class Facts:
+    """What the analysis proved about one file."""
+
+    def __init__(self):
+        self.problems: list[Problem] = []
+        self.name_values: dict[int, Tensor] = {}  # id(Name node) -> Tensor at that point
+        self.expr_values: dict[int, Tensor] = {}  # id(expression node) -> the Tensor it evaluated to
+        self.seq = itertools.count(1)
+        self._seen_problems: set = set()
+        self.saves: list[Save] = []
+        self.locator = None  # set by the engine: finds nodes' spans
+        self.imports: dict[str, str] = {}
+
+    def merge(self, other: "Facts") -> None:
+        """Add a block's cached facts to this file's."""
+        for problem in other.problems:
+            self.add_problem(problem)
+        self.name_values.update(other.name_values)
+        self.expr_values.update(other.expr_values)
+        self.saves.extend(other.saves)
+
+    def tensor_at(self, line: int, col: int) -> TensorFacts | None:
+        """Facts about the tensor named at a 0-based (line, code-point column), if the analysis knows it."""
+        if self.locator is None:
+            return None
+        for pb in self.locator.blocks:
+            if not (pb.block.start_line <= line < pb.block.end_line):
+                continue
+            pb.span(pb.module)  # make sure positions are computed for this block
+            for node, pos in pb.parsed.positions.items():
+                if not isinstance(node, cst.Name) or id(node) not in self.name_values:
+                    continue
+                start_line = pos.start.line - 1 + pb.block.start_line
+                if start_line == line and pos.start.column <= col <= pos.end.column:
+                    return self.describe(self.name_values[id(node)], node.value, hint_block=pb)
+        return None
+
+    def describe(self, t: Tensor, name: str, hint_block=None) -> TensorFacts:
+        loc = self.locator
+
+        def span(node, top=None):
+            return loc.span(node, top) if node is not None else None
+
+        saves = [(s.op, span(s.node, s.top), s.version) for s in self.saves if s.counter is t.counter]
+        writes = [(w.op, span(w.node, w.top), w.version_after) for w in t.counter.writes]
+        shares = ""
+        if t.view_kind == "detach" and t.view_of is not None:
+            shares = f"`{t.view_of.name}` (detach() shares its storage and version counter)"
+        elif t.view_of is not None:
+            shares = f"a view of `{t.base.name}` (same storage and version counter)"
+        return TensorFacts(name, t.is_leaf, t.requires_grad, span(t.origin), t.created_by,
+                           _first_per_span(saves), _first_per_span(writes), t.is_parameter, shares,
+                           f"`{t.data_of.name}`" if t.data_of is not None else "")
+
+    def add_problem(self, problem: Problem) -> None:
+        if problem.top is None and problem.write is not None:
+            problem.top = problem.write.top
+        key = (problem.kind, id(problem.node), id(problem.save.node) if problem.save else None, id(problem.carry))
+        if key in self._seen_problems:
+            return
+        self._seen_problems.add(key)
+        self.problems.append(problem)

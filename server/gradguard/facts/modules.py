@@ -1,0 +1,414 @@
+"""nn modules: torch layers from the op table, containers built in code, and classes of this file.
+
+A class of this file is a `Module` whose attributes are the values its `__init__` assigned (layers,
+parameters, flags); calling it runs its `forward` with `self` bound to it. Parameter identity is per layer:
+`model.parameters()` covers every layer below `model`, an optimizer over one sub-network updates only
+those layers, and a layer's forward saves its own weights (op table: `params`).
+"""
+from __future__ import annotations
+
+import libcst as cst
+
+from .classes import find_method
+from .expressions import truth
+from .model import (
+    GRAD_OFF,
+    Counter,
+    DictVal,
+    FunctionRef,
+    Literal,
+    Module,
+    ParamsOf,
+    Seq,
+    Storage,
+    Tensor,
+)
+from .tensors import flat_tensors
+
+INPLACE_MODULE_ARG_POS = {
+    # positional index of `inplace` in the constructors of torch.nn activations
+    "torch.nn.ReLU": 0, "torch.nn.ReLU6": 0, "torch.nn.SELU": 0, "torch.nn.SiLU": 0, "torch.nn.Mish": 0,
+    "torch.nn.Hardswish": 0, "torch.nn.Hardsigmoid": 0, "torch.nn.LeakyReLU": 1, "torch.nn.ELU": 1,
+    "torch.nn.CELU": 1, "torch.nn.Dropout": 1, "torch.nn.Dropout1d": 1, "torch.nn.Dropout2d": 1,
+    "torch.nn.Dropout3d": 1, "torch.nn.AlphaDropout": 1, "torch.nn.Hardtanh": 2, "torch.nn.Threshold": 2,
+    "torch.nn.RReLU": 2,
+}
+# The in-place function an `inplace=True` module runs (its op-table row says what its backward saves).
+INPLACE_FUNCTION = {
+    "torch.nn.ReLU": "torch.relu_", "torch.nn.LeakyReLU": "torch.nn.functional.leaky_relu_",
+    "torch.nn.ELU": "torch.nn.functional.elu_", "torch.nn.CELU": "torch.celu_", "torch.nn.SELU": "torch.selu_",
+    "torch.nn.RReLU": "torch.nn.functional.rrelu_", "torch.nn.Hardtanh": "torch.nn.functional.hardtanh_",
+    "torch.nn.ReLU6": "torch.nn.functional.hardtanh_", "torch.nn.Threshold": "torch.nn.functional.threshold_",
+}
+# nn.Module's own API: never interpreted as user methods even when a class overrides nothing.
+MODULE_API = {"parameters", "named_parameters", "zero_grad", "train", "eval", "to", "cuda", "cpu", "float",
+              "double", "half", "requires_grad_", "modules", "children", "named_modules", "named_children",
+              "state_dict", "load_state_dict", "apply", "add_module", "register_buffer", "register_parameter",
+              "buffers", "named_buffers", "type", "share_memory"}
+RNN_KINDS = ("torch.nn.RNN", "torch.nn.LSTM", "torch.nn.GRU")
+
+
+def short_kind(kind: str) -> str:
+    return kind.replace("torch.nn.", "nn.")
+
+
+class ModulesMixin:
+    def _new_module(self, kind, row, has_params, node) -> Module:
+        m = Module(kind, row, has_params, Counter(label=f"parameters of {kind}", known_start=False), Storage(),
+                   ctor=node, top=self.top)
+        m.params_counter.owner = m
+        return m
+
+    def eval_module_ctor(self, node: cst.Call, q: str, evaluated):
+        row = self.ops.by_name.get(q)
+        positional, keywords = evaluated
+        has_params = row.has_params if row.has_params is not None else row.params
+        m = self._new_module(q, row, has_params, node)
+        m.saves_weights = row.params
+        m.saves_output = row.saves_output
+        m.saves_input = row.saves_input
+        inplace = keywords.get("inplace")
+        pos = INPLACE_MODULE_ARG_POS.get(q)
+        if inplace is not None:
+            m.inplace = truth(inplace[0])
+        elif pos is not None and len(positional) > pos:
+            m.inplace = truth(positional[pos])
+        if "**" in keywords and pos is not None and inplace is None:
+            m.inplace = None
+        return m
+
+    def eval_container(self, q: str, node: cst.Call, evaluated):
+        positional, keywords = evaluated
+        kind = q.rsplit(".", 1)[-1]
+        m = self._new_module(q, None, False, node)
+        m.container = kind
+        if kind == "Sequential":
+            if len(positional) == 1 and isinstance(positional[0], DictVal):
+                d = positional[0]
+                if d.items is not None:
+                    m.keys = list(d.items)
+                    m.children = list(d.items.values())
+                else:
+                    m.children = None
+            else:
+                m.children = list(positional)
+        else:
+            first = positional[0] if positional else (keywords.get("modules") or (None,))[0]
+            if first is None and not positional:
+                m.children = []
+            elif isinstance(first, DictVal):
+                if first.items is not None:
+                    m.keys = list(first.items)
+                    m.children = list(first.items.values())
+            else:
+                items = self.iteration_items(first)
+                m.children = list(items) if items is not None else None
+        if m.children is not None and not all(isinstance(c, Module) for c in m.children):
+            m.children = None
+        if m.children is not None and kind != "Sequential":
+            m.children_path = self.path
+        m.has_params = self.module_has_params(m)
+        return m
+
+    def init_torch_base(self, obj: Module, base: str, positional) -> None:
+        """`super().__init__(*layers)` of an nn.Sequential / ModuleList subclass."""
+        if base == "torch.nn.Sequential":
+            obj.container = "Sequential"
+            if len(positional) == 1 and isinstance(positional[0], DictVal) and positional[0].items is not None:
+                obj.keys = list(positional[0].items)
+                obj.children = list(positional[0].items.values())
+            else:
+                obj.children = list(positional)
+        elif base == "torch.nn.ModuleList":
+            obj.container = "ModuleList"
+            items = self.iteration_items(positional[0]) if positional else []
+            obj.children = list(items) if items is not None else None
+        if obj.children is not None and not all(isinstance(c, Module) for c in obj.children):
+            obj.children = None
+            obj.opaque = True
+        obj.has_params = self.module_has_params(obj)
+
+    def summarised_module(self, info, node) -> Module:
+        """A class whose body is not interpreted (another file's, or past the budget): counted layers only."""
+        has_params = True if info.param_layers else (None if info.unknown_children else False)
+        m = self._new_module(info.name, None, has_params, node)
+        m.saves_input = "params" if info.param_layers + info.unknown_children >= 2 else "single"
+        m.opaque = True
+        return m
+
+    # ---- structure ------------------------------------------------------
+    def submodules(self, m: Module) -> list[Module]:
+        out = []
+        if m.children is not None:
+            out.extend(c for c in m.children if isinstance(c, Module))
+        for value in m.attrs.values():
+            if isinstance(value, Module):
+                out.append(value)
+            elif isinstance(value, Seq) and value.items is not None:
+                out.extend(v for v in value.items if isinstance(v, Module))
+        return out
+
+    def module_has_params(self, m: Module) -> bool | None:
+        if m.row is not None:
+            return m.has_params
+        if m.opaque and m.cls is None:
+            return m.has_params
+        found = False
+        unknown = m.opaque or (m.container and m.children is None)
+        for value in m.attrs.values():
+            if isinstance(value, Tensor) and value.is_parameter:
+                found = True
+        for child in self.submodules(m):
+            flag = child.has_params if child.row is not None or child.opaque else self.module_has_params(child)
+            if flag is True:
+                found = True
+            elif flag is None:
+                unknown = True
+        if found:
+            return True
+        if m.cls is not None and m.kind not in self.a.classes:
+            return None
+        return None if unknown else False
+
+    def param_groups(self, m: Module, _seen=None) -> list:
+        """The parameter groups under `m`: torch layers (one counter each) and nn.Parameter tensors."""
+        seen = _seen if _seen is not None else set()
+        if id(m) in seen:
+            return []
+        seen.add(id(m))
+        if m.row is not None or (m.cls is None and not m.container):
+            return [m] if m.has_params is not False else []
+        groups = []
+        if m.opaque or (m.container and m.children is None):
+            groups.append(m)
+        for value in m.attrs.values():
+            if isinstance(value, Tensor) and value.is_parameter:
+                groups.append(value)
+        for child in self.submodules(m):
+            groups.extend(self.param_groups(child, seen))
+        return groups
+
+    def param_tensors(self, m: Module, node) -> list[Tensor]:
+        """What iterating `m.parameters()` yields: one tensor per parameter group."""
+        out = []
+        for group in self.param_groups(m):
+            if isinstance(group, Tensor):
+                out.append(group)
+            else:
+                out.append(self.layer_parameter(group, node, ""))
+        return out
+
+    def layer_parameter(self, layer: Module, node, attr: str) -> Tensor:
+        rg = None if layer.frozen is None else (not layer.frozen)
+        name = f"{layer.name}.{attr}" if layer.name and attr else (attr or layer.name)
+        t = Tensor(layer.params_counter, layer.params_storage, rg, True, origin=node,
+                   created_by=f"a parameter of `{layer.name or short_kind(layer.kind)}`", is_parameter=True,
+                   module_params=layer, name=name)
+        return t
+
+    def module_attribute(self, m: Module, attr: str, node):
+        if m.has_params and (m.row is not None or m.cls is None) and attr in _param_attrs():
+            if attr == "out_proj":
+                return None
+            return self.layer_parameter(m, node, attr)
+        if attr in ("training",):
+            return None
+        method = self.a.method_value(m.cls, attr, m) if m.cls is not None else None
+        return method
+
+    # ---- methods --------------------------------------------------------
+    def eval_module_method(self, m: Module, name: str, node: cst.Call):
+        if m.cls is not None and name not in MODULE_API:
+            method = self.a.method_value(m.cls, name, m)
+            if method is not None:
+                positional, keywords = self.args_of(node)
+                return self.call_with(method, positional, keywords, node)
+        if name in m.attrs:  # `self.fc(x)`: a layer (or callable) held by the module
+            value = m.attrs[name]
+            self.note_read((id(m), name), value, node)
+            return self.call_value(value, node)
+        positional, keywords = self.args_of(node)
+        first = positional[0] if positional else None
+        if name == "parameters":
+            return ParamsOf(m)
+        if name == "named_parameters":
+            return Seq(None, Seq([Literal(""), None]))
+        if name in ("modules", "children"):
+            subs = ([m] if name == "modules" else []) + (self._all_submodules(m) if name == "modules"
+                                                          else self.submodules(m))
+            return Seq(subs)
+        if name == "zero_grad":
+            if not _set_to_none_false(node):
+                for group in self.param_groups(m):
+                    if isinstance(group, Module):
+                        group.grads = False
+            return None
+        if name == "requires_grad_":
+            flag = truth(first) if positional else True
+            for group in self.param_groups(m):
+                if isinstance(group, Module):
+                    group.frozen = None if flag is None else (not flag)
+                elif isinstance(group, Tensor):
+                    group.requires_grad = flag
+            return m
+        if name in ("to", "train", "eval", "cuda", "cpu", "float", "double", "half", "type", "share_memory"):
+            return m
+        if name == "forward":
+            return self.call_module(m, positional, node, keywords, direct_forward=True)
+        if name in ("append", "extend", "insert") and m.container in ("ModuleList", "Sequential"):
+            items = [first] if name == "append" else (self.iteration_items(first) if name == "extend" else
+                                                      ([positional[1]] if len(positional) > 1 else None))
+            if m.children is not None and items is not None and all(isinstance(i, Module) for i in items) \
+                    and self.path == getattr(m, "children_path", self.path):
+                m.children.extend(items) if name != "insert" else m.children.insert(
+                    positional[0].value if isinstance(positional[0], Literal) else len(m.children), items[0])
+            else:
+                m.children = None
+            m.has_params = self.module_has_params(m)
+            return None
+        if name == "add_module" and len(positional) == 2:
+            key = first.value if isinstance(first, Literal) else None
+            child = positional[1]
+            if key is not None and isinstance(child, Module):
+                if m.container == "Sequential" and m.children is not None:
+                    m.children.append(child)
+                    m.keys = (m.keys or []) + [key]
+                else:
+                    m.attrs[key] = child
+            else:
+                m.opaque = True
+            m.has_params = self.module_has_params(m)
+            return None
+        if name == "register_buffer" and len(positional) >= 2 and isinstance(first, Literal):
+            m.attrs[str(first.value)] = positional[1]
+            return None
+        if name == "register_parameter" and len(positional) >= 2 and isinstance(first, Literal):
+            m.attrs[str(first.value)] = positional[1]
+            m.has_params = self.module_has_params(m)
+            return None
+        return None
+
+    def _all_submodules(self, m: Module, seen=None) -> list[Module]:
+        seen = seen if seen is not None else {id(m)}
+        out = []
+        for child in self.submodules(m):
+            if id(child) in seen:
+                continue
+            seen.add(id(child))
+            out.append(child)
+            out.extend(self._all_submodules(child, seen))
+        return out
+
+    # ---- calling a module -----------------------------------------------
+    def call_module(self, m: Module, args, node, keywords=None, direct_forward=False):
+        keywords = keywords or {}
+        if m.cls is not None and not m.opaque:
+            forward, owner = find_method(self.a, m.cls, "forward")
+            if forward is None:
+                forward, owner = find_method(self.a, m.cls, "__call__") if not direct_forward else (None, None)
+            if forward is not None:
+                result = self.call_function(FunctionRef(forward, top=self.a.top_of.get(id(forward)), cls=owner),
+                                            list(args), keywords, node, m)
+                if result is not None or self.a.calls < self.a.max_calls:
+                    return result
+                return self.summary_call(m, args, node)
+        if m.children is not None and m.container in ("Sequential",) or (m.cls is not None and m.children is not None):
+            return self.call_children(m, args, node)
+        if m.container:
+            return None
+        return self.layer_call(m, args, node)
+
+    def call_children(self, m: Module, args, node):
+        value = args[0] if args else None
+        for child in m.children or []:
+            value = self.call_module(child, [value], node)
+        return value
+
+    def summary_call(self, m: Module, args, node):
+        """A module whose forward is not interpreted: its output requires grad when it has parameters."""
+        return self.layer_call(m, args, node)
+
+    def layer_call(self, m: Module, args, node):
+        tensors = flat_tensors(args)
+        grad_off = self.grad == GRAD_OFF
+        if m.inplace and tensors:
+            first = tensors[0]
+            op = m.kind.rsplit(".", 1)[-1] + "(inplace=True)"
+            self.write(first, node, self.stmt, op=op, kind="inplace_module", module_ctor=m.ctor)
+            row = self.ops.by_name.get(INPLACE_FUNCTION.get(m.kind, "")) or (m.row if m.saves_output else None)
+            self.save_inplace_result(first, row, op, node)
+            return first
+        any_rg = any(t.requires_grad is True for t in tensors)
+        unknown_rg = any(t.requires_grad is None for t in tensors)
+        trainable = m.has_params is True and m.frozen is False
+        if trainable:
+            rg = True
+        elif any_rg:
+            rg = True
+        elif m.has_params is None or unknown_rg or (m.has_params and m.frozen is None):
+            rg = None
+        else:
+            rg = False
+        if grad_off:
+            rg = False
+        history = frozenset().union(*(t.history for t in tensors)) if tensors and not grad_off else frozenset()
+        owners = frozenset().union(*(t.owners for t in tensors)) if tensors else frozenset()
+        if trainable and not grad_off:
+            owners = owners | {m}
+        saves = set()
+        if m.row is not None and m.row.view == "alias" and tensors:
+            return tensors[0]
+        if not grad_off:
+            # Weights are saved for the input's gradient (Linear: when the input requires grad; conv and norms:
+            # always); a model class of several layers saves the later layers' weights whatever its input.
+            weights_saved = m.saves_weights if m.row is not None else m.has_params
+            if weights_saved and (any_rg or m.saves_input in ("params", "all")):
+                owner = m.params_counter.owner or m
+                p = Tensor(m.params_counter, m.params_storage, True, True,
+                           name=f"the parameters of `{owner.name or short_kind(owner.kind)}`", module_params=owner)
+                saves.add(self.save(p, short_kind(m.kind), node, "parameters"))
+            if tensors and m.saves_input in ("self", "all", "operands") and (trainable or any_rg):
+                for i, t in enumerate(tensors[:1] if m.saves_input == "self" else tensors):
+                    others_rg = trainable or any(o.requires_grad is True for j, o in enumerate(tensors) if j != i)
+                    if m.saves_input == "operands" and not others_rg:
+                        continue
+                    saves.add(self.save(t, short_kind(m.kind), node, "input"))
+        kind = m.kind
+
+        def result_tensor():
+            t = self.new_tensor(requires_grad=rg, is_leaf=None if rg is None else not rg, origin=node,
+                                created_by=f"`{m.name or short_kind(kind)}(...)`", history=history | saves)
+            t.owners = owners
+            return t
+
+        if kind in RNN_KINDS:
+            hidden = Seq([result_tensor(), result_tensor()]) if kind == "torch.nn.LSTM" else result_tensor()
+            return Seq([result_tensor(), hidden])
+        if kind == "torch.nn.LSTMCell":
+            return Seq([result_tensor(), result_tensor()])
+        if kind == "torch.nn.MultiheadAttention":
+            return Seq([result_tensor(), result_tensor()])
+        if m.row is None and m.cls is None and m.has_params is None:
+            return None
+        out = result_tensor()
+        if m.saves_output and rg:
+            out.history = out.history | {self.save(out, short_kind(kind), node, "output")}
+        return out
+
+
+def _param_attrs():
+    from .expressions import _PARAM_ATTRS
+
+    return _PARAM_ATTRS
+
+
+def _set_to_none_false(node: cst.Call) -> bool:
+    for arg in node.args:
+        if arg.keyword is not None and arg.keyword.value == "set_to_none":
+            return isinstance(arg.value, cst.Name) and arg.value.value == "False"
+    if node.args and node.args[0].keyword is None:
+        return isinstance(node.args[0].value, cst.Name) and node.args[0].value.value == "False"
+    return False
+
+
+set_to_none_false = _set_to_none_false

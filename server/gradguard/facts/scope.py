@@ -1,0 +1,573 @@
+"""One scope's interpretation: its environment, grad mode, branch path and loops, and its statements.
+
+A `Scope` runs the statements of module code, of a function analysed on its own (arguments unknown), or of
+a function called from interpreted code (arguments are the caller's values: see calls.py). Scopes of one
+run share a `RunState` (the problems waiting for a grad mode, carried state, the interpretation budget).
+Expressions, calls, tensor ops, nn modules and optimizers are mixins in the files named after them.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from .calls import CallsMixin
+from .classes import walk_statements
+from .expressions import ExpressionsMixin, truth
+from .model import (
+    GRAD_OFF,
+    GRAD_ON,
+    GRAD_UNKNOWN,
+    FunctionRef,
+    Instance,
+    Literal,
+    Module,
+    Problem,
+    Seq,
+    Tensor,
+)
+from .modules import ModulesMixin
+from .optimizers import OptimizersMixin
+from .tensors import TensorOpsMixin, flat_tensors
+
+# Words in an `if` test that make its arms mode-dependent (training vs eval, grad vs no grad, scripting).
+GUARD_WORDS = ("training", "grad", "inference", "is_scripting", "is_tracing", "jit", "inplace", "export", "compil")
+
+
+@dataclass(eq=False)
+class Carry:
+    """A name (or `obj.attr`) re-bound inside a loop whose tensor (and graph) reaches the next iteration."""
+
+    name: str
+    stmt: cst.CSTNode
+    value_node: cst.BaseExpression
+    history: frozenset
+    loop: cst.CSTNode
+    tensor: object = None
+    used: bool = False  # read in the next iteration before being re-bound
+    use_node: cst.CSTNode | None = None  # that first read (a fix can detach it there)
+    use_top: cst.CSTNode | None = None
+    top: cst.CSTNode | None = None  # the top-level statement holding `stmt`
+
+
+@dataclass(eq=False)
+class LoopFrame:
+    node: cst.CSTNode
+    iteration: int
+    owner: object  # the Scope running the loop
+
+
+@dataclass
+class RunState:
+    """What the scopes of one run (module code with its calls, or one function on its own) share."""
+
+    unknown_grad_problems: list = field(default_factory=list)  # leaf writes that hold only if grad is on
+    created: list = field(default_factory=list)
+    saw_backward: bool = False
+    loop_backward: bool = False
+    carries: list = field(default_factory=list)
+    # (scope id or object id, name) -> (stmt, value_node, loop node, top, display name, object or None)
+    assigned_in_loop: dict = field(default_factory=dict)
+    pending: dict = field(default_factory=dict)  # (scope id or object id, name) -> Carry awaiting its first read
+
+
+class Scope(ExpressionsMixin, CallsMixin, TensorOpsMixin, ModulesMixin, OptimizersMixin):
+    """One scope's interpretation: its environment, grad mode, path and loops."""
+
+    def __init__(self, analysis, kind: str, grad: str, function: cst.CSTNode | None = None, class_info=None,
+                 parent: "Scope | None" = None, enclosing: "Scope | None" = None, self_value=None, top=None):
+        self.a = analysis
+        self.facts = analysis.facts
+        self.ops = analysis.ops
+        self.kind = kind
+        self.grad = grad
+        self.function = function
+        self.class_info = class_info
+        self.parent = parent
+        self.enclosing = enclosing
+        self.self_value = self_value
+        self.run = parent.run if parent is not None else RunState()
+        self.globals_scope = parent.globals_scope if parent is not None else (self if kind == "module" else None)
+        self.depth = parent.depth + 1 if parent is not None else 0
+        self.stack: tuple = (parent.stack if parent is not None else ()) + ((function,) if function is not None else ())
+        self.env: dict[str, object] = {}
+        self.params: set[str] = set()
+        self.local_names: set[str] = set()
+        self.global_names: set[str] = set()
+        self.path: tuple = parent.path if parent is not None else ()
+        self.loops: list[LoopFrame] = list(parent.loops) if parent is not None else []
+        self.stmt: cst.CSTNode | None = parent.stmt if parent is not None else None
+        self.guarded = parent.guarded if parent is not None else 0  # inside `if self.training:`-like arms
+        self.top: cst.CSTNode | None = top  # the top-level statement being run (locates blocks)
+        self.inference = parent.inference if parent is not None else None  # `torch.inference_mode()` call
+        self.returns: list = []
+        self.base_path = self.path
+        self.global_cache: dict[str, object] = {}
+        self.inlined = parent is not None and function is not None
+
+    # ---- problems -------------------------------------------------------
+    def _problem(self, problem: Problem, grad: str = GRAD_ON) -> None:
+        if problem.top is None:
+            problem.top = self.top
+        self.run.created.append(problem)
+        if grad == GRAD_UNKNOWN:
+            self.run.unknown_grad_problems.append(problem)
+            return
+        self.facts.add_problem(problem)
+
+    def settle_unknown_grad(self) -> None:
+        """A function that calls backward() itself runs with grad enabled: its leaf writes are certain errors."""
+        if self.run.saw_backward:
+            for problem in self.run.unknown_grad_problems:
+                self.facts.add_problem(problem)
+        self.run.unknown_grad_problems = []
+
+    def finish(self) -> None:
+        """Facts that fixes need about the whole run."""
+        for problem in self.run.created:
+            problem.detail.setdefault("loop_backward", self.run.loop_backward)
+
+    def new_seq(self) -> int:
+        return next(self.facts.seq)
+
+    @property
+    def iteration_key(self) -> tuple:
+        return tuple(f.iteration for f in self.loops)
+
+    def branch_path(self, node: cst.CSTNode, arm: int) -> tuple:
+        return self.path + ((id(node), self.iteration_key, arm),)
+
+    def record_name(self, node: cst.Name, value) -> None:
+        if isinstance(value, Tensor):
+            self.facts.name_values[id(node)] = value
+
+    def step(self) -> bool:
+        """Count one interpreted statement; False once the file's budget is spent."""
+        self.a.steps += 1
+        return self.a.steps <= self.a.max_steps
+
+    # ---- names ----------------------------------------------------------
+    def bind_parameters(self, fn: cst.FunctionDef) -> None:
+        """A function analysed on its own: its parameters are unknown until used as tensors."""
+        params = fn.params
+        for p in list(params.posonly_params) + list(params.params) + list(params.kwonly_params):
+            self.params.add(p.name.value)
+        self.note_locals(fn)
+
+    def note_locals(self, fn) -> None:
+        """Names a function assigns are its locals (Python's rule); other names are read from the module."""
+        if isinstance(fn, cst.Lambda):
+            return
+        self.local_names = self.a.local_names_of(fn)
+        self.global_names = self.a.global_decls_of(fn)
+
+    def lookup(self, name: str):
+        if name in self.env:
+            return self.env[name]
+        if self.kind == "module" or name in self.params or (name in self.local_names and name not in self.global_names):
+            return None
+        scope = self.enclosing
+        while scope is not None:
+            if name in scope.env:
+                return scope.env[name]
+            if scope.kind == "module":
+                break
+            scope = scope.enclosing
+        return self.global_value(name)
+
+    def global_value(self, name: str):
+        """A module-level name read inside a function."""
+        module = self.globals_scope
+        if module is not None and module is not self:
+            if name in module.env:
+                return module.env[name]
+            return self.a.definition_value(name)
+        if name in self.global_cache:
+            return self.global_cache[name]
+        value = self.a.definition_value(name)
+        if value is None:
+            # A function analysed on its own sees module-level models, optimizers and tensors bound once at
+            # module level, evaluated afresh here (fresh version state: nothing the module code did to them).
+            expr = self.a.single_global_binding(name)
+            if expr is not None:
+                self.global_cache[name] = None  # `x = f(x)` must not recurse
+                saved_stmt, saved_top = self.stmt, self.top
+                value = self.eval(expr)
+                self.stmt, self.top = saved_stmt, saved_top
+                if isinstance(value, (Tensor, Module)) and not value.name:
+                    value.name = name
+        self.global_cache[name] = value
+        return value
+
+    def materialize_param(self, node: cst.Name) -> Tensor | None:
+        """A function parameter used as a tensor operand: a tensor, requires_grad unknown."""
+        name = node.value
+        if name in self.params and name not in self.env:
+            t = self.new_tensor(requires_grad=None, is_leaf=None, origin=node, created_by="a parameter of the function",
+                                name=name)
+            t.counter.known_start = False
+            self.env[name] = t
+            return t
+        return None
+
+    # ---- statements -----------------------------------------------------
+    def run_body(self, stmts) -> None:
+        for stmt in stmts:
+            self.run_stmt(stmt)
+
+    def run_stmt(self, stmt: cst.CSTNode) -> None:
+        if not self.step():
+            return
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                self.stmt = stmt
+                self.run_small(small, stmt)
+        elif isinstance(stmt, (cst.For, cst.While)):
+            self.run_loop(stmt)
+        elif isinstance(stmt, cst.If):
+            self.run_if(stmt)
+        elif isinstance(stmt, cst.With):
+            self.run_with(stmt)
+        elif isinstance(stmt, cst.Try):
+            self.run_try(stmt)
+        elif isinstance(stmt, cst.FunctionDef):
+            self.env[stmt.name.value] = self.a.function_value(stmt, enclosing=self if self.kind != "module" else None,
+                                                              top=self.top)
+        elif isinstance(stmt, cst.ClassDef):
+            self.env[stmt.name.value] = self.a.class_value(stmt.name.value)
+        elif isinstance(stmt, cst.Match):
+            self.eval(stmt.subject)
+            before = dict(self.env)
+            arms = []
+            for i, case in enumerate(stmt.cases):
+                saved = self.path
+                self.env = dict(before)
+                self.path = self.branch_path(stmt, i)
+                self.run_body(case.body.body)
+                arms.append(self.env)
+                self.path = saved
+            arms.append(before)
+            self.env = self.join_envs(before, arms)
+
+    def run_small(self, small: cst.BaseSmallStatement, stmt) -> None:
+        if isinstance(small, cst.Assign):
+            value = self.eval(small.value)
+            for target in small.targets:
+                self.assign(target.target, value, small.value, stmt)
+        elif isinstance(small, cst.AnnAssign):
+            if small.value is not None:
+                value = self.eval(small.value)
+                self.assign(small.target, value, small.value, stmt)
+        elif isinstance(small, cst.AugAssign):
+            self.run_augassign(small, stmt)
+        elif isinstance(small, cst.Expr):
+            value = self.eval(small.value)
+            if isinstance(small.value, cst.Call):
+                q = self.a.callee_qualname(small.value) if not self._bound_head(small.value.func) else None
+                if q in ("torch.set_grad_enabled", "torch.autograd.set_grad_enabled"):
+                    marker_mode = getattr(value, "mode", None)
+                    if marker_mode is not None:
+                        self.grad = marker_mode  # `torch.set_grad_enabled(False)` as a statement switches the mode
+        elif isinstance(small, cst.Return):
+            value = self.eval(small.value) if small.value is not None else Literal(None)
+            self.returns.append(value)
+            self.escape(value, small)
+        elif isinstance(small, cst.Del):
+            for target in _names_in(small.target):
+                self.env.pop(target, None)
+        elif isinstance(small, (cst.Global, cst.Nonlocal)):
+            for n in small.names:
+                self.params.discard(n.name.value)
+
+    # ---- loops ----------------------------------------------------------
+    def run_loop(self, stmt) -> None:
+        iterable = self.eval(stmt.iter) if isinstance(stmt, cst.For) else None
+        items = self.iteration_items(iterable) if isinstance(stmt, cst.For) else None
+        passes = self._loop_passes(stmt, items)
+        saved_path = self.path
+        for iteration in range(passes):
+            self.loops.append(LoopFrame(stmt, iteration, self))
+            if iteration > 0:
+                self._note_carries(stmt)
+            if isinstance(stmt, cst.For):
+                element = items[iteration] if items is not None else self.element_of(iterable, stmt.iter)
+                self.assign(stmt.target, element, stmt.iter, stmt)
+            else:
+                self.eval(stmt.test)
+            self.run_body(stmt.body.body)
+            self.loops.pop()
+        self.path = saved_path
+        for key in [k for k, v in self.run.assigned_in_loop.items() if v[2] is stmt]:
+            del self.run.assigned_in_loop[key]
+        if stmt.orelse is not None:
+            self.run_body(stmt.orelse.body.body)
+
+    def _loop_passes(self, stmt, items) -> int:
+        if self.a.steps > self.a.max_steps // 2:
+            return 1
+        depth = len(self.loops)
+        default = 1 if depth >= 2 else (2 if depth == 1 else 3)
+        if items is not None:
+            # a known sequence (layers of a ModuleList, `range(3)`): its real length, up to a bound
+            return len(items) if len(items) <= self.a.max_unroll else default
+        return default
+
+    def _note_carries(self, loop) -> None:
+        run = self.run
+        for key, (assign_stmt, value_node, owner, top, display, obj) in list(run.assigned_in_loop.items()):
+            if owner is not loop:
+                continue
+            if obj is None:
+                if key[0] != id(self):
+                    continue
+                value = self.env.get(key[1])
+            else:
+                value = _attrs_of(obj).get(key[1])
+            history = frozenset().union(*(t.history for t in flat_tensors([value])))
+            if history:
+                carry = Carry(display, assign_stmt, value_node, history, loop, value, top=top)
+                run.carries.append(carry)
+                run.pending[key] = carry
+
+    def note_read(self, key, value, node) -> None:
+        """The first read of carried state in the next iteration marks the carry as used."""
+        carry = self.run.pending.get(key)
+        if carry is not None and carry.tensor is value and not carry.used:
+            carry.used = True
+            carry.use_node = node
+            carry.use_top = self.top
+
+    def note_assignment(self, key, display: str, stmt, value_node, obj=None) -> None:
+        self.run.pending.pop(key, None)
+        if self.loops:
+            frames = self.loops
+            owner = frames[-1].node if len(frames) == 1 else frames[0].node
+            self.run.assigned_in_loop[key] = (stmt, value_node, owner, self.top, display, obj)
+
+    # ---- branches -------------------------------------------------------
+    def run_if(self, stmt: cst.If) -> None:
+        test = self.eval(stmt.test)
+        decided = truth(test)
+        if decided is True:
+            self.run_body(stmt.body.body)
+            return
+        if decided is False:
+            self._run_orelse(stmt.orelse)
+            return
+        guard = _is_guard(stmt.test)
+        saved = self.path
+        if guard:
+            self.guarded += 1
+        before = dict(self.env)
+        self.path = self.branch_path(stmt, 0)
+        self.run_body(stmt.body.body)
+        arms = [self.env]
+        self.env = dict(before)
+        self.path = self.branch_path(stmt, 1)
+        self._run_orelse(stmt.orelse)
+        arms.append(self.env)
+        self.path = saved
+        if guard:
+            self.guarded -= 1
+        self.env = self.join_envs(before, arms)
+
+    def _run_orelse(self, orelse) -> None:
+        if orelse is None:
+            return
+        if isinstance(orelse, cst.If):
+            self.run_if(orelse)
+        else:
+            self.run_body(orelse.body.body)
+
+    def join_envs(self, before: dict, arms: list[dict]) -> dict:
+        """After a branch: a name keeps a value only if every arm agrees on it (or on a joinable value)."""
+        names = set(before)
+        for arm in arms:
+            names |= set(arm)
+        joined = {}
+        for name in names:
+            values = [arm.get(name, before.get(name)) for arm in arms]
+            first = values[0]
+            if all(v is first for v in values):
+                joined[name] = first
+            else:
+                joined[name] = self.join_values(values)
+                self.params.discard(name)
+        return joined
+
+    def run_with(self, stmt: cst.With) -> None:
+        saved = self.grad, self.inference
+        for item in stmt.items:
+            value = self.eval(item.item)
+            mode = getattr(value, "mode", None)
+            if mode is not None:
+                self.grad = mode
+                if getattr(value, "inference_call", None) is not None:
+                    self.inference = value.inference_call
+            elif item.asname is not None:
+                self.assign(item.asname.name, None, item.item, stmt)
+        self.run_body(stmt.body.body)
+        self.grad, self.inference = saved
+
+    def run_try(self, stmt: cst.Try) -> None:
+        saved = self.path
+        self.path = self.branch_path(stmt, 0)
+        self.run_body(stmt.body.body)
+        if stmt.orelse is not None:
+            self.run_body(stmt.orelse.body.body)
+        for i, handler in enumerate(stmt.handlers):
+            self.path = self.branch_path(stmt, i + 1)
+            self.run_body(handler.body.body)
+        self.path = saved
+        if stmt.finalbody is not None:
+            self.run_body(stmt.finalbody.body.body)
+
+    # ---- assignment -----------------------------------------------------
+    def assign(self, target: cst.BaseExpression, value, value_node, stmt) -> None:
+        if isinstance(target, cst.Name):
+            name = target.value
+            if name in self.global_names and self.globals_scope is not None and self.globals_scope is not self:
+                self.globals_scope.env[name] = value
+            else:
+                self.env[name] = value
+            self.params.discard(name)
+            self.record_name(target, value)
+            if isinstance(value, (Tensor, Module, Instance)) and not value.name:
+                value.name = name
+            self.note_assignment((id(self), name), name, stmt, value_node)
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            elements = [e.value for e in target.elements]
+            items = None
+            if isinstance(value, Seq):
+                items = value.items if value.items is not None else [value.element] * len(elements)
+            starred = next((i for i, e in enumerate(target.elements) if isinstance(e, cst.StarredElement)), None)
+            for i, element in enumerate(target.elements):
+                if isinstance(element, cst.StarredElement):
+                    self.assign(element.value, None, value_node, stmt)
+                    continue
+                if items is None:
+                    item = None
+                elif starred is not None and i > starred:
+                    j = len(items) - (len(elements) - i)
+                    item = items[j] if 0 <= j < len(items) else None
+                else:
+                    item = items[i] if i < len(items) else None
+                self.assign(element.value, item, value_node, stmt)
+        elif isinstance(target, cst.Attribute):
+            owner = self.eval(target.value)
+            attr = target.attr.value
+            if isinstance(owner, (Module, Instance)):
+                self.set_attr(owner, attr, value, target, value_node, stmt)
+            elif isinstance(owner, Tensor):
+                if attr == "requires_grad":
+                    self.set_requires_grad(owner, value)
+                elif attr == "data":
+                    pass  # `x.data = y` rebinds the storage: no version bump, no write through a counter
+        elif isinstance(target, cst.Subscript):
+            base = self.eval(target.value)
+            self.eval_slices(target)
+            if isinstance(base, Tensor):
+                self.write(base, target, stmt, op="[]=", kind="setitem", value=value)
+            elif isinstance(base, Seq) and base.items is not None:
+                index = self._literal_index(target)
+                if index is not None and -len(base.items) <= index < len(base.items):
+                    base.items[index] = value
+                else:
+                    base.items = None
+            elif base is None and isinstance(target.value, cst.Name):
+                p = self.materialize_param(target.value) if target.value.value in self.params else None
+                if p is not None:
+                    self.write(p, target, stmt, op="[]=", kind="setitem", value=value)
+
+    def set_attr(self, owner, attr: str, value, target, value_node, stmt) -> None:
+        attrs = owner.attrs
+        in_branch = len(self.path) > len(self.base_path)
+        if in_branch and attr in attrs and attrs[attr] is not value:
+            value = self.join_values([attrs[attr], value])  # set on some paths only
+        attrs[attr] = value
+        if isinstance(value, (Tensor, Module)) and not value.name:
+            value.name = f"{_display(target.value)}.{attr}"
+        if isinstance(owner, Module):
+            if isinstance(value, Module) or (isinstance(value, Tensor) and value.is_parameter):
+                owner.has_params = self.module_has_params(owner)
+            if attr == "inplace":
+                flag = truth(value)
+                if flag is None or (in_branch and owner.inplace != flag):
+                    owner.inplace = None
+                else:
+                    owner.inplace = flag
+        self.note_assignment((id(owner), attr), f"{_display(target.value)}.{attr}", stmt, value_node, owner)
+
+    def run_augassign(self, small: cst.AugAssign, stmt) -> None:
+        target_value = self.eval(small.target)
+        value = self.eval(small.value)
+        op = small.operator.__class__.__name__
+        if target_value is None and isinstance(small.target, cst.Name) and small.target.value in self.params:
+            if isinstance(value, Tensor) or self._proves_tensor(small.target.value):
+                target_value = self.materialize_param(small.target)
+        if isinstance(target_value, Tensor):
+            symbol = _AUG_SYMBOLS.get(op, "op=")
+            self.write(target_value, small, stmt, op=symbol, kind="augassign", value=value)
+            return
+        if isinstance(target_value, Seq) and target_value.is_list and op == "AddAssign":
+            self.extend_list(target_value, value)
+            return
+        # Python numbers, unknowns: `a += b` rebinds a new value.
+        result = None
+        if isinstance(value, Tensor):
+            result = self.new_tensor(requires_grad=value.requires_grad if self.grad != GRAD_OFF else False,
+                                     is_leaf=not value.requires_grad if value.requires_grad is not None else None,
+                                     origin=small, created_by="an augmented assignment", history=value.history)
+        elif isinstance(target_value, Literal) and isinstance(value, Literal):
+            result = self.literal_binop(target_value, value, op.replace("Assign", ""))
+        if isinstance(small.target, cst.Name):
+            self.env[small.target.value] = result
+            self.params.discard(small.target.value)
+
+    def _proves_tensor(self, name: str) -> bool:
+        """`name.grad` was read as a tensor in this scope: the parameter is a tensor (a leaf that requires grad)."""
+        return name in self.grad_proven
+
+    @property
+    def grad_proven(self) -> set:
+        proven = self.__dict__.get("_grad_proven")
+        if proven is None:
+            proven = self.__dict__["_grad_proven"] = set()
+        return proven
+
+
+def _attrs_of(obj) -> dict:
+    return getattr(obj, "attrs", {}) or {}
+
+
+def _display(expr) -> str:
+    if isinstance(expr, cst.Name):
+        return expr.value
+    if isinstance(expr, cst.Attribute):
+        return f"{_display(expr.value)}.{expr.attr.value}"
+    return "…"
+
+
+def _names_in(expr) -> list[str]:
+    if isinstance(expr, cst.Name):
+        return [expr.value]
+    if isinstance(expr, (cst.Tuple, cst.List)):
+        return [n for e in expr.elements for n in _names_in(e.value)]
+    return []
+
+
+def _is_guard(test: cst.BaseExpression) -> bool:
+    from .expressions import words
+
+    return any(word in w for w in words(test) for word in GUARD_WORDS)
+
+
+_AUG_SYMBOLS = {
+    "AddAssign": "+=", "SubtractAssign": "-=", "MultiplyAssign": "*=", "DivideAssign": "/=",
+    "PowerAssign": "**=", "MatrixMultiplyAssign": "@=", "FloorDivideAssign": "//=", "ModuloAssign": "%=",
+    "BitAndAssign": "&=", "BitOrAssign": "|=", "BitXorAssign": "^=", "LeftShiftAssign": "<<=",
+    "RightShiftAssign": ">>=",
+}
+
+__all__ = ["Scope", "Carry", "RunState", "LoopFrame", "GRAD_ON", "GRAD_OFF", "GRAD_UNKNOWN", "FunctionRef",
+           "walk_statements"]

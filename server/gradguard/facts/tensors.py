@@ -1,0 +1,332 @@
+"""Tensor semantics: views and aliases, in-place writes, saves for backward, and what backward checks.
+
+These mirror autograd: a write bumps the version counter shared by a base, its views and `detach()`
+results (`.data` shares only the storage); an op records `Save(counter, version)` for what its backward
+needs (from the op table); backward compares each saved version with the counter, and frees the graph
+unless `retain_graph`.
+"""
+from __future__ import annotations
+
+import libcst as cst
+
+from ..ops import OpRow
+from .model import (
+    GRAD_OFF,
+    GRAD_ON,
+    GRAD_UNKNOWN,
+    Counter,
+    Literal,
+    Problem,
+    Save,
+    Seq,
+    Storage,
+    Tensor,
+    Write,
+)
+
+# checked on torch 2.13: arithmetic and random in-place ops refuse overlapping memory; scalar fills do not
+FILL_LIKE = {"fill_", "zero_", "fill_diagonal_", "masked_fill_", "index_fill_"}
+
+
+def flat_tensors(values) -> list:
+    """Tensors among call arguments, including those inside tuples and lists."""
+    out = []
+    for v in values:
+        if isinstance(v, Tensor):
+            out.append(v)
+        elif isinstance(v, Seq) and v.items is not None:
+            out.extend(flat_tensors(v.items))
+    return out
+
+
+class TensorOpsMixin:
+    def new_tensor(self, *, requires_grad, is_leaf, origin, created_by, history=frozenset(), name="",
+                   owners=frozenset()) -> Tensor:
+        t = Tensor(Counter(), Storage(), requires_grad, is_leaf, origin=origin, created_by=created_by,
+                   history=history, name=name, owners=owners)
+        if self.inference is not None:
+            t.inference_call = self.inference
+            t.inference_top = self.top
+        return t
+
+    def set_requires_grad(self, t: Tensor, value) -> None:
+        """`x.requires_grad = flag` (and `requires_grad_(flag)`): only leaves change; unknown flags make it unknown."""
+        if t.is_leaf is False:
+            return
+        flag = value.value if isinstance(value, Literal) and isinstance(value.value, bool) else None
+        if len(self.path) > len(self.base_path):
+            flag = flag if t.requires_grad == flag else None  # on some paths only
+        if t.module_params is not None:
+            owner = t.module_params
+            owner.frozen = None if flag is None else (not flag)
+        t.requires_grad = flag
+        if flag is not None:
+            t.is_leaf = True
+
+    # ---- views ----------------------------------------------------------
+    def view_of(self, t: Tensor, node, kind: str) -> Tensor:
+        if kind == "detach":
+            return Tensor(t.counter, t.storage, False, True, origin=node, created_by="`.detach()`",
+                          view_of=t, view_kind="detach", name=f"{t.name}.detach()" if t.name else "",
+                          shape=t.shape)
+        rg = t.requires_grad if self.grad != GRAD_OFF else False
+        v = Tensor(t.counter, t.storage, rg, None if rg is None else not rg, origin=node,
+                   created_by="a view" if kind != "index" else "indexing (a view)",
+                   history=t.history if rg else frozenset(),
+                   view_of=t, view_kind=kind, view_in_no_grad=self.grad == GRAD_OFF or t.view_in_no_grad)
+        if t.view_kind == "multi":
+            v.view_kind = "multi"
+        if t.view_kind == "custom_function":
+            v.view_kind = "custom_function"
+        v.is_parameter = False
+        v.module_params = t.module_params
+        v.owners = self.owners_of([t]) if rg is not False else frozenset()
+        v.inference_call, v.inference_top = t.inference_call, t.inference_top
+        return v
+
+    def _generic_result(self, tensors, node):
+        tensors = [t for t in tensors if isinstance(t, Tensor)]
+        if not tensors:
+            return None
+        if self.grad == GRAD_OFF:
+            return self.new_tensor(requires_grad=False, is_leaf=True, origin=node, created_by="an op under no_grad")
+        rg = True if any(t.requires_grad is True for t in tensors) else (
+            None if any(t.requires_grad is None for t in tensors) else False)
+        history = frozenset().union(*(t.history for t in tensors))
+        return self.new_tensor(requires_grad=rg, is_leaf=None if rg is None else not rg, origin=node,
+                               created_by="an op", history=history, owners=self.owners_of(tensors))
+
+    def owners_of(self, tensors) -> frozenset:
+        """The parameter groups a backward through these tensors reaches (their .grad gets filled)."""
+        out = set()
+        for t in tensors:
+            out |= t.owners
+            if t.is_parameter and t.requires_grad is not False:
+                out.add(t.module_params if t.module_params is not None else t)
+        return frozenset(out)
+
+    def apply_op(self, row: OpRow | None, args, node, keywords=None, op_name: str = ""):
+        keywords = keywords or {}
+        out = keywords.get("out")
+        if out is not None and isinstance(out[0], Tensor):
+            return self.out_write(out[0], args, node, op_name)
+        tensors = [a for a in args if isinstance(a, Tensor)]
+        if not tensors:
+            # a function parameter used as an operand becomes a tensor of unknown requires_grad
+            if isinstance(node, cst.Call):
+                for arg in node.args:
+                    if isinstance(arg.value, cst.Name):
+                        p = self.materialize_param(arg.value)
+                        if p is not None:
+                            tensors.append(p)
+            if not tensors:
+                return None
+        inplace = keywords.get("inplace")
+        if inplace is not None and isinstance(inplace[0], Literal) and inplace[0].value is True:
+            first = tensors[0]
+            self.write(first, node, self.stmt, op=f"{op_name}(inplace=True)", kind="inplace_arg")
+            self.save_inplace_result(first, row, op_name, node)
+            return first
+        if row is None:
+            return self._generic_result(tensors, node)
+        result = self._generic_result(tensors, node)
+        if self.grad == GRAD_OFF:
+            return result
+        saves = set()
+        if row.saves_input == "self":
+            if tensors[0].requires_grad is True and args and args[0] is tensors[0]:
+                saves.add(self.save(tensors[0], op_name, node, "input"))
+        elif row.saves_input == "operands":
+            for i, t in enumerate(tensors):
+                if any(o.requires_grad is True for j, o in enumerate(tensors) if j != i):
+                    saves.add(self.save(t, op_name, node, "input"))
+        elif row.saves_input == "all":
+            if any(t.requires_grad is True for t in tensors):
+                for t in tensors:
+                    saves.add(self.save(t, op_name, node, "input"))
+        if saves:
+            result.history = result.history | saves
+        if row.saves_output and result.requires_grad is True:
+            result.history = result.history | {self.save(result, op_name, node, "output")}
+        result.created_by = f"`{op_name}`"
+        return result
+
+    def save_inplace_result(self, t: Tensor, row: OpRow | None, op_name: str, node) -> None:
+        """An in-place op whose backward needs its result (relu_, sigmoid_, ...) saves the written tensor."""
+        if row is not None and row.saves_output and self.grad != GRAD_OFF and t.requires_grad:
+            t.history = t.history | {self.save(t, op_name, node, "output")}
+
+    def out_write(self, out: Tensor, positional, node, q: str):
+        name = q.rsplit(".", 1)[-1]
+        w = self.write(out, node, self.stmt, op=f"{name}(out=...)", kind="out")
+        needs_grad = any(t.requires_grad for t in flat_tensors(positional)) or out.requires_grad
+        if needs_grad and self.grad == GRAD_ON and not self.guarded:
+            w.raises = True
+            self._problem(Problem("out-grad", node, self.stmt, tensor=out, write=w, detail={"op": name}))
+        return out
+
+    # ---- writes ---------------------------------------------------------
+    def write(self, t: Tensor, node, stmt, *, op: str, kind: str, value=None, module_ctor=None) -> Write:
+        """Record an in-place write on `t` and the problems it proves."""
+        w = Write(self.new_seq(), node, stmt, op, kind, 0, self.path, target_name=t.name, module_ctor=module_ctor,
+                  top=self.top)
+        if t.view_kind == "detach":
+            w.via = "detach"
+        elif t.view_of is not None:
+            w.via = "view"
+        grad = self.grad
+        if self.guarded:
+            grad = GRAD_UNKNOWN
+        base = t.base
+        if t.data_of is not None:
+            # `x.data.add_()` writes x's storage without touching x's counter.
+            w.via = "data"
+            t.counter.write(w)
+            t.storage.silent_writes.append(w)
+            return w
+        if t.overlapping and w.kind in ("method", "augassign") and w.op.rstrip("()") not in FILL_LIKE:
+            w.raises = True
+            self._problem(Problem("expand-write", w.node, w.stmt, tensor=t, write=w))
+            t.counter.write(w)
+            return w
+        if base.inference_call is not None and self.inference is None and not self.guarded:
+            w.raises = True
+            self._problem(Problem("inference-write", w.node, w.stmt, tensor=base, write=w))
+            t.counter.write(w)
+            return w
+        # Immediate errors, raised at the write itself.
+        if grad != GRAD_OFF:
+            self._check_immediate(t, base, w, grad, value)
+        t.counter.write(w)
+        # A tensor that receives a value requiring grad joins the graph.
+        if isinstance(value, Tensor) and value.requires_grad and grad == GRAD_ON and not (t.is_leaf and t.requires_grad):
+            for alias in (t, base):
+                alias.requires_grad = True
+                alias.is_leaf = False
+                alias.history = alias.history | value.history
+        elif isinstance(value, Tensor) and grad != GRAD_OFF:
+            t.history = t.history | value.history
+        return w
+
+    def _check_immediate(self, t: Tensor, base: Tensor, w: Write, grad: str, value) -> None:
+        leaf_rg = base.is_leaf is True and base.requires_grad is True
+        if leaf_rg:
+            local = base.origin is not None and not base.is_parameter and base.created_by.startswith("torch.")
+            certain = GRAD_ON if (grad == GRAD_ON or local) else GRAD_UNKNOWN
+            w.raises = certain == GRAD_ON
+            if t is base and w.kind != "setitem":
+                self._problem(Problem("leaf-write", w.node, w.stmt, tensor=base, write=w), certain)
+            else:
+                self._problem(Problem("leaf-view-write", w.node, w.stmt, tensor=base, write=w), certain)
+            return
+        if t.view_kind == "multi" and base.requires_grad is True and grad == GRAD_ON:
+            w.raises = True
+            self._problem(Problem("multi-view-write", w.node, w.stmt, tensor=t, write=w))
+            return
+        if (t.view_in_no_grad and grad == GRAD_ON and not t.view_kind == "detach"
+                and (base.requires_grad is True or (isinstance(value, Tensor) and value.requires_grad is True))):
+            w.raises = True
+            self._problem(Problem("no-grad-view-write", w.node, w.stmt, tensor=t, write=w))
+
+    # ---- saves and backward ---------------------------------------------
+    def save(self, t: Tensor, op: str, node, what: str) -> Save:
+        if t.inference_call is not None and self.inference is None and self.grad == GRAD_ON and not self.guarded:
+            self._problem(Problem("inference-save", node, self.stmt, tensor=t, detail={"op": op}))
+        s = Save(self.new_seq(), t.counter, t.storage, t.counter.version, op, node, self.stmt, self.path,
+                 t.name, what, via_index=t.view_kind == "index",
+                 loop=self.loops[-1].node if self.loops else None,
+                 iteration=self.loops[-1].iteration if self.loops else 0, top=self.top,
+                 expr=t.origin if not t.name else None, tensor=t)
+        self.facts.saves.append(s)
+        return s
+
+    def backward(self, t: Tensor, node, retain: bool) -> None:
+        self.run.saw_backward = True
+        if self.loops:
+            self.run.loop_backward = True
+        self.check_history(t, node, kind="backward")
+        for m in self._modules_in(t.history):
+            m.grads = True
+        for owner in self.owners_of([t]):
+            if hasattr(owner, "grads"):
+                owner.grads = True
+        if not retain:
+            for s in t.history:
+                if s.freed_by is None:
+                    s.freed_by = node
+                    s.freed_top = self.top
+                    s.freed_path = self.path
+
+    def _modules_in(self, history):
+        seen = []
+        for s in history:
+            owner = s.counter.owner
+            if owner is not None and owner not in seen:
+                seen.append(owner)
+        return seen
+
+    def escape(self, value, node) -> None:
+        """A value leaves a function analysed on its own: the caller will run backward on it."""
+        if self.kind != "function" or self.inlined:
+            return
+        values = value.items if isinstance(value, Seq) and value.items else [value]
+        for v in values:
+            if isinstance(v, Tensor) and v.requires_grad is True:
+                self.check_history(v, node, kind="return")
+
+    def check_history(self, t: Tensor, use, kind: str) -> None:
+        for s in sorted(t.history, key=lambda s: s.seq):
+            if s.freed_by is not None and kind == "backward":
+                carry = self._carry_for(s)
+                if carry is not None:
+                    self._problem(Problem("freed-graph", carry.stmt, carry.stmt, tensor=t, save=s, use=use,
+                                          carry=carry.stmt, carry_target=carry.name, carry_value=carry.value_node,
+                                          detail={"freed_by": s.freed_by, "carry": carry}, top=carry.top))
+                elif s.freed_by is not use and _compatible(s.path, self.path) and _compatible(s.freed_path, self.path):
+                    self._problem(Problem("second-backward", use, self.stmt, tensor=t, save=s, use=use,
+                                          detail={"freed_by": s.freed_by, "freed_top": getattr(s, "freed_top", None)}))
+                continue
+            if s.counter.version != s.version:
+                for w in s.counter.writes_since(s.version):
+                    if not _compatible(s.path, w.path) or w.seq < s.seq:
+                        continue
+                    if w.via == "data" or w.raises:
+                        continue
+                    carries = self._carries_for(s) if w.kind == "step" else []
+                    for carry in carries or [None]:
+                        self._problem(Problem("stale-save", w.node, w.stmt, tensor=t, write=w, save=s, use=use,
+                                              carry=carry.stmt if carry else None,
+                                              carry_target=carry.name if carry else "",
+                                              carry_value=carry.value_node if carry else None,
+                                              detail={"carry": carry} if carry else {}))
+                    break
+            else:
+                for w in s.storage.silent_writes:
+                    if w.seq > s.seq and _compatible(s.path, w.path):
+                        self._problem(Problem("silent-write", w.node, w.stmt, tensor=t, write=w, save=s, use=use))
+                        break
+
+    def _carries_for(self, s: Save) -> list:
+        """Carried state through which the next iteration reaches the graph holding `s` (one per name)."""
+        found: dict = {}
+        for carry in self.run.carries:
+            if carry.used and s in carry.history and carry.name not in found:
+                found[carry.name] = carry
+        return list(found.values())
+
+    def _carry_for(self, s: Save):
+        carries = self._carries_for(s)
+        return carries[0] if carries else None
+
+
+def _compatible(p1: tuple, p2: tuple) -> bool:
+    """Two events can happen in one run unless they sit in different arms of the same branch."""
+    arms = {(node, it): arm for node, it, arm in p1}
+    for node, it, arm in p2:
+        other = arms.get((node, it))
+        if other is not None and other != arm:
+            return False
+    return True
+
+
+compatible = _compatible
