@@ -36,7 +36,7 @@ FINDINGS_FILE = BENCH_DIR / "corpus-findings.json"
 RESULTS_FILE = BENCH_DIR / "RESULTS.md"
 
 # Which part of an unpacked wheel is checked, when it is not the package's import name.
-CHECKED_SUBTREE = {"transformers": "transformers/models"}
+CHECKED_SUBTREE = {"transformers": "transformers/models", "pyro-ppl": "pyro", "pytorch-ignite": "ignite"}
 
 # Codes by which the CLI may report a file it could not parse (ruff reports syntax errors without a code).
 STDERR_LINES_SHOWN = 80

@@ -539,6 +539,12 @@ class CallsMixin:
             args()
             return self._new_module(q, None, None, node)
         positional, keywords = args()
+        if row is not None and row.kind != "inplace" and row.view in ("view", "multi") and positional \
+                and isinstance(positional[0], Tensor):
+            # function forms of view ops (`torch.chunk(y, 2)`, `torch.transpose(y, 0, 1)`) view their first argument
+            if row.view == "multi":
+                return Seq(None, self.view_of(positional[0], node, "multi"))
+            return self.view_of(positional[0], node, "view")
         if row is not None:
             return self.apply_op(row, positional, node, keywords=keywords, op_name=q.rsplit(".", 1)[-1])
         short = q.rsplit(".", 1)[-1]
@@ -612,6 +618,9 @@ class CallsMixin:
                 return v
             out = self.new_tensor(requires_grad=rg, is_leaf=None if rg is None else not rg, origin=node,
                                   created_by=f"`{info.name}.apply(...)`", history=history | saves)
+            if isinstance(value, Tensor) and any(value is t for t, _ in ctx.payload):
+                # forward returned a tensor it saved: the output is that tensor (one version counter)
+                out.counter, out.storage = value.counter, value.storage
             return out
 
         if isinstance(result, Seq) and result.items is not None:
@@ -656,6 +665,9 @@ class CallsMixin:
                     receiver.items = None
             return None
         if isinstance(receiver, ClassRef):
+            if name == "apply" and receiver.info.is_function:
+                positional, _ = self.args_of(node)
+                return self.apply_custom_function(receiver.info, positional, node)
             method = self.a.method_value(receiver.info, name, None)
             if method is not None:
                 positional, keywords = self.args_of(node)

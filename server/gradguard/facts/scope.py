@@ -55,6 +55,8 @@ class LoopFrame:
     node: cst.CSTNode
     iteration: int
     owner: object  # the Scope running the loop
+    start_seq: int = 0  # events numbered below it happened before the loop began
+    element_saves: frozenset = frozenset()  # saves reached through the loop's elements (one stand-in for many)
 
 
 @dataclass
@@ -285,12 +287,16 @@ class Scope(ExpressionsMixin, CallsMixin, TensorOpsMixin, ModulesMixin, Optimize
         items = self.iteration_items(iterable) if isinstance(stmt, cst.For) else None
         passes = self._loop_passes(stmt, items)
         saved_path = self.path
+        start_seq = self.new_seq()
         for iteration in range(passes):
-            self.loops.append(LoopFrame(stmt, iteration, self))
+            frame = LoopFrame(stmt, iteration, self, start_seq)
+            self.loops.append(frame)
             if iteration > 0:
                 self._note_carries(stmt)
             if isinstance(stmt, cst.For):
                 element = items[iteration] if items is not None else self.element_of(iterable, stmt.iter)
+                if items is None:
+                    frame.element_saves = frozenset().union(*(t.history for t in flat_tensors([element])))
                 self.assign(stmt.target, element, stmt.iter, stmt)
             else:
                 self.eval(stmt.test)

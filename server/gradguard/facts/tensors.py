@@ -282,7 +282,8 @@ class TensorOpsMixin:
                     self._problem(Problem("freed-graph", carry.stmt, carry.stmt, tensor=t, save=s, use=use,
                                           carry=carry.stmt, carry_target=carry.name, carry_value=carry.value_node,
                                           detail={"freed_by": s.freed_by, "carry": carry}, top=carry.top))
-                elif s.freed_by is not use and _compatible(s.path, self.path) and _compatible(s.freed_path, self.path):
+                elif (s.freed_by is not use or self._saved_before_loop(s)) and _compatible(s.path, self.path) \
+                        and _compatible(s.freed_path, self.path):
                     self._problem(Problem("second-backward", use, self.stmt, tensor=t, save=s, use=use,
                                           detail={"freed_by": s.freed_by, "freed_top": getattr(s, "freed_top", None)}))
                 continue
@@ -305,6 +306,14 @@ class TensorOpsMixin:
                     if w.seq > s.seq and _compatible(s.path, w.path):
                         self._problem(Problem("silent-write", w.node, w.stmt, tensor=t, write=w, save=s, use=use))
                         break
+
+    def _saved_before_loop(self, s: Save) -> bool:
+        """The same backward() in a later iteration reaches `s`, saved before the loop by a tensor the loop reads
+        on every pass (`feats = f(x)` above `for y in ys: loss(feats, y).backward()`), not one of its elements."""
+        if not self.loops:
+            return False
+        frame = self.loops[-1]
+        return s.seq < frame.start_seq and frame.iteration > 0 and s not in frame.element_saves
 
     def _carries_for(self, s: Save) -> list:
         """Carried state through which the next iteration reaches the graph holding `s` (one per name)."""

@@ -1,0 +1,16 @@
+import torch
+from torch import nn
+
+
+def fit(encoder, head, x, targets, lr=0.1):
+    opt = torch.optim.SGD([*encoder.parameters(), *head.parameters()], lr=lr)
+    for y in targets:
+        z = torch.sigmoid(encoder(x))
+        loss = ((head(z) - y) ** 2).mean()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+
+
+torch.manual_seed(0)
+fit(nn.Linear(4, 6), nn.Linear(6, 1), torch.randn(5, 4), [torch.randn(5, 1) for _ in range(3)])
