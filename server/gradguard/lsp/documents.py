@@ -9,6 +9,7 @@ from __future__ import annotations
 import bisect
 import re
 from dataclasses import dataclass
+from urllib.parse import unquote
 
 from lsprotocol import types
 from pygls.uris import to_fs_path
@@ -22,15 +23,30 @@ _MAGIC_LINE = re.compile(r"^\s*[%!]")
 class Piece:
     """A document's lines inside the analysed text."""
 
-    uri: str
+    uri: str  # as the client sent it when it opened the document: diagnostics are published under it
     start_line: int  # first line of this document in the analysed text
     line_count: int
     version: int | None
 
 
+def doc_key(uri: str) -> str:
+    """The key of a document URI, as pygls 2 keys its documents (`unquote(uri)`).
+
+    Clients percent-encode as they like (VS Code sends `file:///c%3A/...` on Windows, `%20`, `%E4%B8%AD`);
+    every lookup of a document or of its analysis goes through this one function. Apply it to URIs as the
+    client sent them, never to a key (unquoting twice would decode a literal `%25`).
+    """
+    return unquote(uri)
+
+
+def text_document(workspace: Workspace, uri: str) -> TextDocument | None:
+    """The open text document of a URI as the client spelled it (any percent-encoding), or None."""
+    return workspace.text_documents.get(doc_key(uri))
+
+
 @dataclass
 class Snapshot:
-    key: str  # the text document URI, or the notebook URI
+    key: str  # doc_key() of the text document URI, or of the notebook URI
     text: str
     path: str  # file system path (or the URI when there is none), for config and the engine
     pieces: list[Piece]
@@ -56,8 +72,9 @@ class Snapshot:
         return piece, line - piece.start_line
 
     def piece_for(self, uri: str) -> Piece | None:
+        key = doc_key(uri)
         for p in self.pieces:
-            if p.uri == uri:
+            if p.uri == uri or doc_key(p.uri) == key:
                 return p
         return None
 
@@ -108,18 +125,19 @@ def uri_path(uri: str) -> str:
     return path or uri
 
 
-def text_snapshot(workspace: Workspace, uri: str) -> Snapshot | None:
-    doc = workspace.text_documents.get(uri)
+def text_snapshot(workspace: Workspace, key: str) -> Snapshot | None:
+    """The text document with key `key` (a doc_key())."""
+    doc = workspace.text_documents.get(key)
     if doc is None:
         return None
     text = lsp_newlines(doc.source)
     line_count = text.count("\n") + 1
-    return Snapshot(uri, text, uri_path(uri), [Piece(uri, 0, line_count, doc.version)])
+    return Snapshot(key, text, uri_path(doc.uri), [Piece(doc.uri, 0, line_count, doc.version)])
 
 
-def notebook_snapshot(workspace: Workspace, notebook_uri: str) -> Snapshot | None:
+def notebook_snapshot(workspace: Workspace, key: str) -> Snapshot | None:
     """The notebook's code cells in order, concatenated; magics blanked, `%%` cells skipped."""
-    notebook = workspace.get_notebook_document(notebook_uri=notebook_uri)
+    notebook = workspace.notebook_documents.get(key)
     if notebook is None:
         return None
     chunks: list[str] = []
@@ -128,7 +146,7 @@ def notebook_snapshot(workspace: Workspace, notebook_uri: str) -> Snapshot | Non
     for cell in notebook.cells:
         if cell.kind != types.NotebookCellKind.Code:
             continue
-        doc = workspace.text_documents.get(cell.document)
+        doc = text_document(workspace, cell.document)
         if doc is None:
             continue
         text = lsp_newlines(doc.source)
@@ -146,17 +164,24 @@ def notebook_snapshot(workspace: Workspace, notebook_uri: str) -> Snapshot | Non
         chunks.append("\n".join(lines) + "\n")
         line += len(lines)
     return Snapshot(
-        notebook_uri, "".join(chunks), uri_path(notebook_uri), pieces, notebook_version=notebook.version
+        key, "".join(chunks), uri_path(notebook.uri), pieces, notebook_version=notebook.version
     )
 
 
 def snapshot_for(workspace: Workspace, key: str) -> Snapshot | None:
-    if workspace.get_notebook_document(notebook_uri=key) is not None:
+    """What to analyse for `key` (a key_for_uri() result)."""
+    if key in workspace.notebook_documents:
         return notebook_snapshot(workspace, key)
     return text_snapshot(workspace, key)
 
 
 def key_for_uri(workspace: Workspace, uri: str) -> str:
-    """The analysis key of a document: its notebook's URI for a cell, else its own URI."""
+    """The analysis key of a document URI as the client sent it: doc_key() of its notebook's URI for a
+    cell, else of its own URI."""
     notebook = workspace.get_notebook_document(cell_uri=uri)
-    return notebook.uri if notebook is not None else uri
+    return doc_key(notebook.uri) if notebook is not None else doc_key(uri)
+
+
+def open_keys(workspace: Workspace) -> set[str]:
+    """The analysis keys of every open document and notebook."""
+    return {key_for_uri(workspace, doc.uri) for doc in list(workspace.text_documents.values())}

@@ -25,7 +25,7 @@ from ..findings import Report
 from . import actions as act
 from . import hover as hov
 from .convert import Positions, finding_diagnostic, parse_note_diagnostic
-from .documents import Snapshot, key_for_uri, snapshot_for, use_lsp_lines
+from .documents import Snapshot, doc_key, key_for_uri, open_keys, snapshot_for, text_document, use_lsp_lines
 from .jedi_support import JediService, jedi_markdown
 from .trace_results import TraceResults
 from .settings import Settings, SettingsStore
@@ -94,8 +94,9 @@ class GradguardServer(LanguageServer):
         except Exception:  # the client may be gone; logging must never raise
             log.warning("%s", message)
 
-    def settings_for(self, uri: str) -> Settings:
-        return self.settings.for_uri(uri)
+    def settings_for(self, key: str) -> Settings:
+        """Settings for an analysis key (key_for_uri())."""
+        return self.settings.for_uri(key)
 
     def config_for(self, path: str, settings: Settings):
         """`[tool.gradguard]` from the nearest pyproject.toml (cached per folder until a
@@ -193,8 +194,7 @@ class GradguardServer(LanguageServer):
         self.tasks[key] = asyncio.ensure_future(self._analyse_later(key, delay))
 
     def schedule_all(self) -> None:
-        keys = {key_for_uri(self.workspace, uri) for uri in self.workspace.text_documents}
-        for key in keys:
+        for key in open_keys(self.workspace):
             self.schedule(key, 0)
 
     async def _analyse_later(self, key: str, delay: float) -> None:
@@ -403,22 +403,22 @@ def shutdown(ls: GradguardServer, *_args) -> None:
 
 @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
 def did_open(ls: GradguardServer, params: types.DidOpenTextDocumentParams) -> None:
-    ls.schedule(params.text_document.uri, 0)
+    ls.schedule(key_for_uri(ls.workspace, params.text_document.uri), 0)
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
 def did_change(ls: GradguardServer, params: types.DidChangeTextDocumentParams) -> None:
-    ls.schedule(params.text_document.uri)
+    ls.schedule(key_for_uri(ls.workspace, params.text_document.uri))
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_SAVE, types.TextDocumentSaveRegistrationOptions(include_text=False))
 def did_save(ls: GradguardServer, params: types.DidSaveTextDocumentParams) -> None:
-    ls.schedule(params.text_document.uri)
+    ls.schedule(key_for_uri(ls.workspace, params.text_document.uri))
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
 def did_close(ls: GradguardServer, params: types.DidCloseTextDocumentParams) -> None:
-    ls.forget(params.text_document.uri, [params.text_document.uri])
+    ls.forget(doc_key(params.text_document.uri), [params.text_document.uri])
 
 
 # ---- notebooks ------------------------------------------------------------------------
@@ -426,22 +426,22 @@ def did_close(ls: GradguardServer, params: types.DidCloseTextDocumentParams) -> 
 
 @server.feature(types.NOTEBOOK_DOCUMENT_DID_OPEN)
 def notebook_did_open(ls: GradguardServer, params: types.DidOpenNotebookDocumentParams) -> None:
-    ls.schedule(params.notebook_document.uri, 0)
+    ls.schedule(doc_key(params.notebook_document.uri), 0)
 
 
 @server.feature(types.NOTEBOOK_DOCUMENT_DID_CHANGE)
 def notebook_did_change(ls: GradguardServer, params: types.DidChangeNotebookDocumentParams) -> None:
-    ls.schedule(params.notebook_document.uri)
+    ls.schedule(doc_key(params.notebook_document.uri))
 
 
 @server.feature(types.NOTEBOOK_DOCUMENT_DID_SAVE)
 def notebook_did_save(ls: GradguardServer, params: types.DidSaveNotebookDocumentParams) -> None:
-    ls.schedule(params.notebook_document.uri)
+    ls.schedule(doc_key(params.notebook_document.uri))
 
 
 @server.feature(types.NOTEBOOK_DOCUMENT_DID_CLOSE)
 def notebook_did_close(ls: GradguardServer, params: types.DidCloseNotebookDocumentParams) -> None:
-    ls.forget(params.notebook_document.uri, [cell.uri for cell in params.cell_text_documents])
+    ls.forget(doc_key(params.notebook_document.uri), [cell.uri for cell in params.cell_text_documents])
 
 
 # ---- configuration -----------------------------------------------------------------------
@@ -505,11 +505,12 @@ def _kind_requested(only, kind: str) -> bool:
 )
 async def code_action(ls: GradguardServer, params: types.CodeActionParams) -> list[types.CodeAction] | None:
     uri = params.text_document.uri
-    doc = ls.workspace.text_documents.get(uri)
+    doc = text_document(ls.workspace, uri)
     if doc is None:
         return None
-    settings = ls.settings_for(uri)
-    analysis = ls.analyses.get(key_for_uri(ls.workspace, uri))
+    key = key_for_uri(ls.workspace, uri)
+    settings = ls.settings_for(key)
+    analysis = ls.analyses.get(key)
     lang = analysis.lang if analysis else ls.lang_for(settings)
     document_changes = ls.document_changes()
     only = params.context.only
@@ -564,7 +565,7 @@ def _can_resolve_edit(ls: GradguardServer) -> bool:
 
 
 def _doc_version(ls: GradguardServer, uri: str) -> int | None:
-    doc = ls.workspace.text_documents.get(uri)
+    doc = text_document(ls.workspace, uri)
     return doc.version if doc else None
 
 
@@ -583,14 +584,14 @@ async def code_action_resolve(ls: GradguardServer, action: types.CodeAction) -> 
 @server.feature(types.TEXT_DOCUMENT_HOVER)
 async def hover(ls: GradguardServer, params: types.HoverParams) -> types.Hover | None:
     uri = params.text_document.uri
-    doc = ls.workspace.text_documents.get(uri)
+    doc = text_document(ls.workspace, uri)
     if doc is None:
         return None
     lines = doc.lines
     if params.position.line >= len(lines):
         return None
     key = key_for_uri(ls.workspace, uri)
-    settings = ls.settings_for(uri)
+    settings = ls.settings_for(key)
     analysis = ls.current(key)
     lang = analysis.lang if analysis else ls.lang_for(settings)
     codec = doc.position_codec

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from typing import Any
+from urllib.parse import unquote
 
 SEVERITIES = ("error", "warning", "information", "hint")
 DEFAULT_MAX_FILE_BYTES = 5 * 1024 * 1024
@@ -86,7 +87,7 @@ class SettingsStore:
     def __init__(self) -> None:
         self.global_settings = Settings()
         self._raw_global: dict[str, Any] = {}
-        self._raw_folders: dict[str, dict[str, Any]] = {}  # folder URI (no trailing slash) -> raw
+        self._raw_folders: dict[str, dict[str, Any]] = {}  # unquote(folder URI), no trailing slash -> raw
 
     def load(self, raw: Any) -> None:
         """Take settings in any of the shapes clients send: a dict, a {"gradguard": dict}, or a
@@ -98,7 +99,7 @@ class SettingsStore:
                 if isinstance(entry, dict):
                     folder = entry.get("workspace") or entry.get("scopeUri")
                     if folder:
-                        self._raw_folders[str(folder).rstrip("/")] = entry
+                        self._raw_folders[unquote(str(folder)).rstrip("/")] = entry
                     else:
                         self._raw_global.update(entry)
         elif isinstance(raw, dict):
@@ -106,9 +107,10 @@ class SettingsStore:
         self.global_settings = Settings().updated(self._raw_global)
 
     def set_folder(self, folder_uri: str, raw: dict[str, Any]) -> None:
-        self._raw_folders[folder_uri.rstrip("/")] = raw
+        self._raw_folders[unquote(folder_uri).rstrip("/")] = raw
 
     def for_uri(self, uri: str) -> Settings:
+        """Settings for a document key (its URI unquoted, as documents.doc_key() makes it)."""
         best = None
         for folder in self._raw_folders:
             if uri == folder or uri.startswith(folder + "/"):
