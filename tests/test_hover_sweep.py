@@ -1,0 +1,109 @@
+"""Hover every identifier of every rule example and every tests/real_world program through the real server.
+
+One server session (over stdio, pytest-lsp) opens all the files at once and hovers every NAME token at its
+UTF-16 position; no hover may come back as an error. The hovers of one file are sent together (the server
+answers them in order), so the sweep costs about as much as the analysis. jedi is off: its answers are not
+what this sweeps, and they would make the run depend on torch's stubs.
+"""
+from __future__ import annotations
+
+import asyncio
+import io
+import sys
+import tokenize
+from pathlib import Path
+
+import pytest
+import pytest_lsp
+from lsprotocol import types
+from pytest_lsp import ClientServerConfig, LanguageClient
+
+sys.path.insert(0, str(Path(__file__).parent))
+from lsp_fixtures.harness import fresh_uri, init_params, make_client, open_doc, server_command, wait_publish  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "server" / "gradguard" / "rules" / "examples"
+REAL_WORLD = ROOT / "tests" / "real_world"
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+CONFIG = ClientServerConfig(server_command=server_command(), client_factory=make_client)
+
+# Identifiers after Chinese text and an emoji on the same line: UTF-16 columns differ from code points there.
+NON_ASCII = (
+    "import torch\n"
+    "w = torch.rand(3, requires_grad=True)\n"
+    'tag = "张量😋"; y = torch.sigmoid(w); d = y.detach()  # 为反向传播保存的张量\n'
+    'note = "😋😋"; d.mul_(2)\n'
+    "y.sum().backward()\n"
+)
+
+
+def sweep_files() -> list[Path]:
+    files = sorted(EXAMPLES.glob("*/*.py"))
+    if REAL_WORLD.is_dir():
+        files += sorted(REAL_WORLD.glob("**/*.py"))
+    return files
+
+
+def name_positions(text: str) -> list[tuple[int, int]]:
+    """(0-based line, UTF-16 column) of every NAME token (a token that does not tokenize ends the list)."""
+    lines = text.splitlines(True)
+    out = []
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+            if tok.type == tokenize.NAME:
+                row, col = tok.start
+                out.append((row - 1, len(lines[row - 1][:col].encode("utf-16-le")) // 2))
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        pass
+    return out
+
+
+@pytest_lsp.fixture(scope="module", config=CONFIG)
+async def client(lsp_client: LanguageClient):
+    await lsp_client.initialize_session(init_params(settings={"jedi": {"enable": False}, "debounceMs": 0}))
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def hover_all(client: LanguageClient, uri: str, text: str) -> tuple[int, list[str]]:
+    """Hover every identifier of one open document; (hovers sent, descriptions of the failed ones)."""
+    positions = name_positions(text)
+    requests = [client.text_document_hover_async(types.HoverParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=line, character=col)))
+        for line, col in positions]
+    results = await asyncio.gather(*requests, return_exceptions=True)
+    failed = [f"{line + 1}:{col} {type(r).__name__}: {str(r)[:160]}"
+              for (line, col), r in zip(positions, results) if isinstance(r, BaseException)]
+    return len(positions), failed
+
+
+async def test_no_hover_fails_on_any_identifier_of_any_example_or_real_world_program(client: LanguageClient):
+    files = sweep_files()
+    assert len(files) >= 100  # the rule examples alone are more than that
+    docs = []
+    for path in files:
+        text = path.read_text(encoding="utf-8")
+        uri = path.as_uri()
+        docs.append((path, uri, text, open_doc(client, uri, text)))
+    failures, total = [], 0
+    for path, uri, text, mark in docs:
+        await wait_publish(client, uri, mark, version=1, timeout=60)
+        count, failed = await hover_all(client, uri, text)
+        total += count
+        failures += [f"{path.relative_to(ROOT)}:{f}" for f in failed]
+    assert total > 5000
+    assert failures == [], f"{len(failures)} of {total} hovers failed:\n" + "\n".join(failures[:20])
+
+
+async def test_no_hover_fails_after_chinese_text_and_emoji(client: LanguageClient):
+    uri = fresh_uri("hover_sweep_utf16")
+    await wait_publish(client, uri, open_doc(client, uri, NON_ASCII), version=1)
+    count, failed = await hover_all(client, uri, NON_ASCII)
+    assert count == 21 and failed == []
+    # `d` after `"张量😋"; ... ;`: code points and UTF-16 units differ here, and the hover still finds the tensor.
+    line = NON_ASCII.split("\n")[3]
+    col = len(line[: line.index("d.mul_")].encode("utf-16-le")) // 2
+    hover = await client.text_document_hover_async(types.HoverParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=3, character=col)))
+    assert hover is not None and "**`d`**" in hover.contents.value
