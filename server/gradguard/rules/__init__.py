@@ -15,8 +15,6 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Callable, Iterable
 
-import libcst as cst
-
 from ..findings import Edit, Finding, Fix, Related
 from ..source import Source, Span
 
@@ -159,20 +157,10 @@ class RuleContext:
         return Edit(span, new_text) if span else None
 
     def wrap_no_grad(self, stmt, hint) -> Edit | None:
-        """Put a simple statement (one or more physical lines) inside `with torch.no_grad():`."""
-        torch = self.torch_name()
-        span = self.span(stmt, hint)
-        if torch is None or span is None or not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
-            return None
-        indent = self.indent_of(span.start_line)
-        lines = [self.source.line_text(i) for i in range(span.start_line, span.end_line + 1)]
-        rest = lines[-1][span.end_col:].strip()
-        if rest and not rest.startswith("#"):
-            return None  # another statement follows on the same line
-        body = "\n".join("    " + line if line.strip() else line for line in lines)
-        text = f"{indent}with {torch}.no_grad():\n{body}"
-        end_line = span.end_line
-        return Edit(Span(span.start_line, 0, end_line, len(self.source.line_text(end_line))), text)
+        """Put a statement of its own inside `with torch.no_grad():` (built and checked in gradguard.fixes)."""
+        from ..fixes import wrap_no_grad
+
+        return wrap_no_grad(self, stmt, hint)
 
 
 def make_fix(applicability: str, message: str, *edits) -> Fix | None:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from .. import fixes
 from ..findings import Edit
 from . import RuleContext
 
@@ -39,32 +40,8 @@ OUT_OF_PLACE = set(
 
 
 def out_of_place_rewrite(ctx: RuleContext, write, hint) -> tuple[Edit, str] | None:
-    """`y.add_(1)` -> `y = y.add(1)`; `y += 1` -> `y = y + 1`, for a statement writing a plain name."""
-    stmt = write.stmt
-    if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
-        return None
-    small = stmt.body[0]
-    if isinstance(small, cst.AugAssign) and isinstance(small.target, cst.Name) and small.target is not None:
-        op = ctx.code(small.operator).strip().rstrip("=").strip()
-        name = small.target.value
-        value = ctx.code(small.value)
-        if isinstance(small.value, (cst.BinaryOperation, cst.BooleanOperation, cst.IfExp, cst.Lambda)):
-            value = f"({value})"
-        new = f"{name} = {name} {op} {value}"
-        edit = ctx.replace_node(small, hint, new)
-        return (edit, new) if edit else None
-    if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
-        call = small.value
-        func = call.func
-        if (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.attr.value.endswith("_")
-                and func.attr.value[:-1] in OUT_OF_PLACE):
-            name = func.value.value
-            method = func.attr.value[:-1]
-            args = ", ".join(ctx.code(a).rstrip(", ").strip() for a in call.args)
-            new = f"{name} = {name}.{method}({args})"
-            edit = ctx.replace_node(small, hint, new)
-            return (edit, new) if edit else None
-    return None
+    """`y.add_(1)` -> `y = y.add(1)`; `y += 1` -> `y = y + 1`, for a statement writing a plain name (see fixes.py)."""
+    return fixes.out_of_place(ctx, write, hint, OUT_OF_PLACE)
 
 
 def clone_argument(ctx: RuleContext, save) -> tuple[Edit, str] | None:
@@ -85,10 +62,7 @@ def clone_argument(ctx: RuleContext, save) -> tuple[Edit, str] | None:
         if isinstance(expr, (cst.Subscript, cst.Name, cst.Attribute)):
             tensor = facts.expr_values.get(id(expr))
             if tensor is not None and tensor.counter is target_counter:
-                code = ctx.code(expr)
-                new = f"{code}.clone()"
-                edit = ctx.replace_node(expr, save.top, new)
-                return (edit, new) if edit else None
+                return fixes.with_method(ctx, expr, save.top, "clone")
     return None
 
 
@@ -177,34 +151,5 @@ def stale_timeline(ctx: RuleContext, problem) -> str:
 
 
 def detach_carry_fix(ctx: RuleContext, problem) -> tuple[Edit, str] | None:
-    """Cut the graph carried into the next iteration.
-
-    `h = h_next` -> `h = h_next.detach()`; when the state is unpacked from a call (`out, h = cell(x, h)`), detach
-    it where the next iteration first reads it: `cell(x, h.detach())`. Tuples of tensors (LSTM `(h, c)`) are
-    detached element by element.
-    """
-    carry = problem.detail.get("carry")
-    if carry is None:
-        return None
-    from ..facts.model import Seq
-
-    is_tuple = isinstance(carry.tensor, Seq)
-    stmt = carry.stmt
-    simple = (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Assign)
-              and len(stmt.body[0].targets) == 1 and isinstance(stmt.body[0].targets[0].target, cst.Name))
-    if simple:
-        node, hint = carry.value_node, problem.top
-        value = ctx.code(node)
-    elif carry.use_node is not None:
-        node, hint = carry.use_node, carry.use_top or problem.top
-        value = carry.name
-    else:
-        return None
-    if is_tuple:
-        new = f"tuple(s.detach() for s in {value})"
-    elif isinstance(node, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)):
-        new = f"{value}.detach()"
-    else:
-        new = f"({value}).detach()"
-    edit = ctx.replace_node(node, hint, new)
-    return (edit, new) if edit else None
+    """Cut the graph carried into the next iteration at the carry, keeping this iteration's gradients (fixes.py)."""
+    return fixes.detach_carry(ctx, problem)
