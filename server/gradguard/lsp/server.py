@@ -408,7 +408,10 @@ def did_open(ls: GradguardServer, params: types.DidOpenTextDocumentParams) -> No
 
 @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
 def did_change(ls: GradguardServer, params: types.DidChangeTextDocumentParams) -> None:
-    ls.schedule(key_for_uri(ls.workspace, params.text_document.uri))
+    key = key_for_uri(ls.workspace, params.text_document.uri)
+    if ls.settings_for(key).lint_run == "onSave":
+        return  # gradguard.lint.run onSave: analysed on open and save only
+    ls.schedule(key)
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_SAVE, types.TextDocumentSaveRegistrationOptions(include_text=False))
@@ -431,7 +434,10 @@ def notebook_did_open(ls: GradguardServer, params: types.DidOpenNotebookDocument
 
 @server.feature(types.NOTEBOOK_DOCUMENT_DID_CHANGE)
 def notebook_did_change(ls: GradguardServer, params: types.DidChangeNotebookDocumentParams) -> None:
-    ls.schedule(doc_key(params.notebook_document.uri))
+    key = doc_key(params.notebook_document.uri)
+    if ls.settings_for(key).lint_run == "onSave":
+        return
+    ls.schedule(key)
 
 
 @server.feature(types.NOTEBOOK_DOCUMENT_DID_SAVE)

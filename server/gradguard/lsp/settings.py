@@ -27,6 +27,7 @@ class Settings:
     jedi_enable: bool = True
     jedi_warmup: tuple[str, ...] = ("torch",)  # modules jedi infers once in the background
     jedi_timeout_ms: int = 250
+    lint_run: str = "onType"  # onType | onSave (gradguard.lint.run): onSave analyses on open and save only
 
     def updated(self, raw: dict[str, Any] | None) -> "Settings":
         """These settings with the keys present in `raw` (camelCase, as clients send them) applied."""
@@ -51,6 +52,9 @@ class Settings:
             changes["max_file_bytes"] = int(raw["maxFileBytes"])
         if "docsUrl" in raw:
             changes["docs_url"] = raw["docsUrl"] or None
+        lint = raw.get("lint")
+        if isinstance(lint, dict) and lint.get("run") in ("onType", "onSave"):
+            changes["lint_run"] = lint["run"]
         if raw.get("workspaceTrusted") is False:
             # Restricted Mode: jedi may start the workspace's Python to inspect its environment; stay static.
             changes["jedi_enable"] = False
