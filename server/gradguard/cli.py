@@ -390,7 +390,7 @@ def _check_notebook(result: FileResult, data: bytes, config: Config, lang: str, 
         raise NotebookError(f"notebook is not UTF-8 (offset {exc.start}); not analysed") from None
     nb = Notebook.from_text(raw)
     if nb.language != "python":
-        result.skipped = f"a {nb.language} notebook, not Python; skipped"
+        result.skipped = f"a notebook in {nb.language}, not Python; skipped"
         return result
     text, cmap = nb.program()
     result.notebook, result.cells, result.original_text = nb, cmap, text
