@@ -698,7 +698,14 @@ def _unused_message(u: UnusedNoqa, lang: str) -> str:
 
 
 def _shorten(text: str, limit: int = 160) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    """Whole sentences only: drop trailing sentences (torch's anomaly-detection hint) past `limit`, never the
+    first one, never part of a word."""
+    if len(text) <= limit:
+        return text
+    end = text.rfind(". ", 0, limit)
+    if end < 0:
+        end = text.find(". ")
+    return text[: end + 1] if end >= 0 else text
 
 
 def artifact_uri(path: str) -> str:

@@ -66,6 +66,8 @@ class Rule:
                  f"## {h[1]}", self.why[lang], ""]
         if self.runtime_error:
             parts += [f"## {h[2]}", "```text", "RuntimeError: " + self.runtime_error, "```", ""]
+            if any(p in self.runtime_error for p in ("<op>", "<n>", "<i>", "[...]")):
+                parts += [FORM_NOTE[lang], ""]
         else:
             parts += [f"## {h[2]}", "(none: the gradient is silently wrong)" if lang == "en" else "（没有报错：梯度悄悄地算错了）", ""]
         parts += [f"## {h[3]}", self.autograd[lang], ""]
@@ -79,6 +81,14 @@ class Rule:
         if self.references:
             parts += [f"## {h[7]}"] + [f"- {r}" for r in self.references] + [""]
         return "\n".join(parts)
+
+
+FORM_NOTE = {
+    "en": "The form of the message: `<op>` (the node torch names), `<i>`, `<n>`, `<m>` (output index and versions) "
+          "and `[...]` (the shape) depend on the program; gradguard fills in what it can prove for each finding.",
+    "zh": "以上是报错信息的格式：`<op>`（torch 给出的节点名）、`<i>`、`<n>`、`<m>`（输出序号与版本）以及 `[...]`（形状）"
+          "取决于具体程序；gradguard 会为每条报告填入它能证明的部分。",
+}
 
 
 def _strip_markers(text: str) -> str:
@@ -140,12 +150,14 @@ class RuleContext:
         text = self.source.line_text(line)
         return text[: len(text) - len(text.lstrip())]
 
-    def finding(self, rule: Rule, node, hint, message: str, *, related=(), fix=None, explanation="") -> Finding | None:
+    def finding(self, rule: Rule, node, hint, message: str, *, related=(), fix=None, explanation="",
+                runtime_error: str | None = None) -> Finding | None:
+        """`runtime_error`: torch's error for this program (default: the rule's)."""
         span = self.span(node, hint)
         if span is None:
             return None
         return Finding(rule.code, rule.name, message, span, rule.severity, tuple(r for r in related if r), fix,
-                       rule.runtime_error, explanation)
+                       rule.runtime_error if runtime_error is None else runtime_error, explanation)
 
     def related(self, node, hint, message: str) -> Related | None:
         span = self.span(node, hint)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from ..fixes import out_arg_rewrite
 from . import Rule, make_fix
+from ._common import out_error
 
 RULE = Rule(
     code="GG104",
@@ -30,7 +31,7 @@ RULE = Rule(
         "zh": "`torch.sin(w, out=o)` 改为 `o = torch.sin(w)`——不安全修复：`o` 被重新绑定，其他引用旧 `o` 的地方（视图、预分配缓冲区）看不到结果。",
     },
     match="functions with out=... arguments don't support automatic differentiation, but one of the arguments requires grad.",
-    runtime_error="sin(): functions with out=... arguments don't support automatic differentiation, but one of the arguments requires grad.",
+    runtime_error=out_error(""),
 )
 
 
@@ -46,7 +47,7 @@ def check(ctx):
             fix = make_fix("unsafe", ctx.t(f"Rewrite as `{rewrite[1]}`", f"改写为 `{rewrite[1]}`"), rewrite[0])
         message = ctx.t(f"`{op}(..., out=...)` with an argument that requires grad raises: autograd cannot record `out=` writes.",
                         f"`{op}(..., out=...)` 的参数需要梯度，会报错：autograd 无法记录 `out=` 写入。")
-        f = ctx.finding(RULE, call, hint, message, fix=fix,
+        f = ctx.finding(RULE, call, hint, message, fix=fix, runtime_error=out_error(op),
                         explanation=ctx.t("`out=` writes the result in place into an existing tensor; with grad enabled and an input that requires grad, torch refuses.",
                                           "`out=` 把结果原地写入已有张量；启用梯度且输入需要梯度时，torch 拒绝执行。"))
         if f:

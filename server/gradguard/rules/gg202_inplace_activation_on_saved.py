@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from . import Rule, make_fix
-from ._common import STALE_ERROR, STALE_MATCH, saved_name, set_inplace_false, stale_timeline, use_phrase
+from ._common import STALE_ERROR, STALE_MATCH, stale_error, saved_name, set_inplace_false, stale_timeline, use_phrase
 
 RULE = Rule(
     code="GG202",
@@ -65,6 +65,6 @@ def check(ctx):
         if write.module_ctor is not None:
             related.append(ctx.related(write.module_ctor, hint, ctx.t("built with inplace=True here", "在这里以 inplace=True 构造")))
         f = ctx.finding(RULE, write.node, write.top or hint, message, related=related, fix=fix,
-                        explanation=stale_timeline(ctx, problem))
+                        explanation=stale_timeline(ctx, problem), runtime_error=stale_error(problem.save, problem.write))
         if f:
             yield f

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from . import Rule, make_fix
-from ._common import STALE_ERROR, STALE_MATCH, detach_carry_fix, stale_timeline
+from ._common import STALE_ERROR, STALE_MATCH, stale_error, detach_carry_fix, stale_timeline
 
 RULE = Rule(
     code="GG402",
@@ -40,8 +40,7 @@ RULE = Rule(
               "(which the original could never compute anyway, because it raises).",
         "zh": "`h = h_next` 改为 `h = h_next.detach()`——不安全修复：梯度不再流入之前的迭代（原代码也算不出这些梯度，因为它会报错）。",
     },
-    runtime_error=STALE_ERROR.replace("[torch.FloatTensor [3]], which is output 0 of Add, is at version 1; expected version 0",
-                                      "[torch.FloatTensor [1, 1]], which is output 0 of AsStrided, is at version 3; expected version 2"),
+    runtime_error=STALE_ERROR,
     match=STALE_MATCH,
 )
 
@@ -81,6 +80,6 @@ def check(ctx):
         explanation = stale_timeline(ctx, problem) + ctx.t(
             f"\n4. The old graph is reached through `{name}`, assigned on line {ctx.line(problem.carry, hint)} and used in the next iteration.",
             f"\n4. 旧的计算图是通过 `{name}` 到达的：它在第 {ctx.line(problem.carry, hint)} 行被赋值，并在下一轮中使用。")
-        f = ctx.finding(RULE, problem.carry, hint, message, related=related, fix=fix, explanation=explanation)
+        f = ctx.finding(RULE, problem.carry, hint, message, related=related, fix=fix, explanation=explanation, runtime_error=stale_error(problem.save, problem.write))
         if f:
             yield f
