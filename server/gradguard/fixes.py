@@ -44,9 +44,11 @@ _PRIMARY = (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.SimpleString, 
 
 
 def precedence(node: cst.BaseExpression) -> int:
-    """How tightly the expression binds; a parenthesised expression is an atom."""
-    if getattr(node, "lpar", None):
-        return _ATOM
+    """How tightly the expression binds, without its own parentheses.
+
+    A node's span (and so the text a fix reuses) excludes the node's own parentheses: `y *= (a + b)` reuses
+    `a + b`, so its precedence is that of `a + b`.
+    """
     if isinstance(node, (cst.NamedExpr, cst.Yield, cst.StarredElement, cst.Tuple, cst.GeneratorExp)):
         return 0  # only valid where the grammar allows them bare: always parenthesise when moved
     if isinstance(node, cst.Lambda):
@@ -67,8 +69,9 @@ def precedence(node: cst.BaseExpression) -> int:
 
 
 def is_primary(node: cst.BaseExpression) -> bool:
-    """`node.attr` reads the attribute of the whole node (not true for `1 .x`, `"a" "b".x`, `-x.y`, `a + b.c`)."""
-    return bool(getattr(node, "lpar", None)) or isinstance(node, _PRIMARY)
+    """`<text>.attr` reads the attribute of the whole node (not for `1 .x`, `"a" "b".x`, `-x.y`, `a + b.c`);
+    as in `precedence`, the node's own parentheses are not part of its text."""
+    return isinstance(node, _PRIMARY)
 
 
 # ---------------------------------------------------------------- reading the user's text
