@@ -301,6 +301,7 @@ def _worker(job_file: str, out_file: str) -> None:
         raise _ProgramTimeout()
 
     signal.signal(signal.SIGALRM, on_alarm)
+    torch.set_num_threads(1)  # the programs are tiny; one thread avoids oversubscribing shared CI cores
     # Pay torch's one-time lazy initialisation (optimizers, autograd engine) before timing any program.
     warm = torch.nn.Linear(2, 2)
     warm_opt = torch.optim.AdamW(warm.parameters())
