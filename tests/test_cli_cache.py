@@ -108,3 +108,22 @@ def test_fix_runs_do_not_use_stale_entries(gg, tmp_path):
     assert (tmp_path / "a.py").read_text(encoding="utf-8").endswith("w = w + 1\n")
     status, found, analysed = gg(".")
     assert analysed == ["a.py"] and found == [] and status == 0
+
+
+def test_a_warm_run_never_imports_the_engine(tmp_path):
+    import subprocess
+    import sys
+
+    (tmp_path / "a.py").write_text(LEAF, encoding="utf-8")
+    probe = ("import sys; from gradguard import cli; status = cli.main(['check', '--format', 'json', '.']); "
+             "print(status, 'libcst' in sys.modules, 'gradguard.engine' in sys.modules, file=sys.stderr)")
+    cold = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert cold.stderr.split()[-3:] == ["1", "True", "True"]
+    warm = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert warm.stderr.split()[-3:] == ["1", "False", "False"] and warm.stdout == cold.stdout
+
+
+def test_the_docs_url_matches_the_rules():
+    from gradguard.rules import DOCS_URL
+
+    assert cli.DOCS_URL == DOCS_URL
