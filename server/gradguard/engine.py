@@ -60,7 +60,7 @@ class Engine:
                 line, col = pb.parsed.error_at
                 start = pb.block.start_line + line
                 report.parse_notes.append(
-                    ParseNote(Span(start, col, start, col), f"{pb.error} (lines {pb.block.start_line + 1}-{pb.block.end_line} not analysed)")
+                    ParseNote(Span(start, col, start, col), f"{pb.error} ({_lines(pb.block)} not analysed)")
                 )
         good = [pb for pb in parsed if pb.module is not None]
         facts = self._facts(path, good, report)
@@ -119,7 +119,7 @@ class Engine:
                 log.warning("%s: lines %d-%d too deeply nested to analyse", path, block.start_line + 1, block.end_line)
                 report.parse_notes.append(ParseNote(
                     Span(block.start_line, 0, block.start_line, 0),
-                    f"too deeply nested to analyse (lines {block.start_line + 1}-{block.end_line} not analysed)"))
+                    f"too deeply nested to analyse ({_lines(block)} not analysed)"))
         log.warning("%s: too deeply nested to analyse", path)
         good.clear()
         report.parse_notes.append(ParseNote(Span(0, 0, 0, 0), "too deeply nested to analyse; the file is not analysed"))
@@ -214,6 +214,12 @@ class Engine:
     def check_file(self, path: str | Path, config: Config | None = None, lang: str | None = None) -> Report:
         data = Path(path).read_bytes()
         return self.check(decode_source(data), str(path), config, lang)
+
+
+def _lines(block) -> str:
+    """'lines 3-7' or 'line 3' (1-based, as users count)."""
+    first, last = block.start_line + 1, max(block.end_line, block.start_line + 1)
+    return f"line {first}" if first == last else f"lines {first}-{last}"
 
 
 class _LRU(dict):
