@@ -238,3 +238,13 @@ def test_every_option_has_help_and_the_help_has_examples():
         assert action.help, action.option_strings
     text = check.format_help()
     assert "examples:" in text and "gradguard check --fix ." in text and "exit status:" in text
+
+
+def test_trace_without_torch_says_what_to_install(tmp_path):
+    (tmp_path / "train.py").write_text("print('hi')\n", encoding="utf-8")
+    probe = ("import sys; sys.modules['torch'] = None; from gradguard.cli import main; "
+             "sys.exit(main(['trace', 'train.py']))")  # torch made unimportable, as on a checker-only install
+    proc = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == ("gradguard trace: torch is not installed in this Python; install it with "
+                                   "`pip install 'gradguard[tracer]'` (or install torch)")

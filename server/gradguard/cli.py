@@ -1202,6 +1202,12 @@ def main(argv: list[str] | None = None) -> int:
             from .lsp.server import main as server_main
             return server_main(rest)
         if command == "trace":
+            import importlib.util
+
+            if importlib.util.find_spec("torch") is None and not {"-h", "--help"} & set(rest):
+                print("gradguard trace: torch is not installed in this Python; install it with "
+                      "`pip install 'gradguard[tracer]'` (or install torch)", file=sys.stderr)
+                return EXIT_ERROR
             from .trace import main as trace_main
             return trace_main(rest)
         from .explain import main as explain_main
