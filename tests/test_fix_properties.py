@@ -81,6 +81,19 @@ def corpus():
         yield pytest.param(path.read_text(encoding="utf-8"), str(path), id=f"{path.parent.name}/{path.name}")
     for name, text in HOSTILE.items():
         yield pytest.param(text, f"<{name}>", id=f"hostile/{name}")
+    # Every bad example again, tab-indented and with CRLF line ends: fixes must follow the file's own style.
+    for path in sorted(EXAMPLES_DIR.glob("*/bad_*.py")):
+        text = path.read_text(encoding="utf-8")
+        yield pytest.param(_tabs(text), f"<tabs {path.name}>", id=f"tabs/{path.parent.name}/{path.name}")
+        yield pytest.param(text.replace("\n", "\r\n"), f"<crlf {path.name}>", id=f"crlf/{path.parent.name}/{path.name}")
+
+
+def _tabs(text: str) -> str:
+    lines = []
+    for line in text.split("\n"):
+        body = line.lstrip(" ")
+        lines.append("\t" * ((len(line) - len(body)) // 4) + " " * ((len(line) - len(body)) % 4) + body)
+    return "\n".join(lines)
 
 
 def apply(text: str, edits):
@@ -180,10 +193,25 @@ def test_the_corpus_exercises_every_kind_of_fix():
         for f in ENGINE.check(text, path).findings:
             if f.fix is not None:
                 codes[f.code] = codes.get(f.code, 0) + 1
-            elif path.startswith("<"):
+            elif path.startswith("<") and " " not in path:
                 refused.add(path)
     assert set(codes) == {"GG101", "GG102", "GG103", "GG104", "GG106", "GG107", "GG108", "GG201", "GG202", "GG301",
                           "GG402", "GG403"}, codes
     assert sum(codes.values()) >= 80, codes
     assert refused == {"<backslash_augassign>", "<comment_in_call>", "<comment_before_argument>",
                        "<carry_read_after_continue>", "<out_with_comment>"}, refused
+
+
+@pytest.mark.parametrize("path", sorted(EXAMPLES_DIR.glob("*/bad_*.py")), ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_tabs_and_crlf_get_the_same_fixes(path):
+    """Indentation style and line ends never cost a fix; new lines follow the file's indentation (tabs or spaces)."""
+    text = path.read_text(encoding="utf-8")
+    plain = [(f.code, [e.new_text for e in f.fix.edits]) for f in fixes_of(text, str(path))]
+    crlf = [(f.code, [e.new_text for e in f.fix.edits]) for f in fixes_of(text.replace("\n", "\r\n"), str(path))]
+    tabs = [(f.code, [e.new_text for e in f.fix.edits]) for f in fixes_of(_tabs(text), str(path))]
+    assert crlf == plain
+    if any(line.startswith("    ") for line in text.split("\n")):
+        assert [(c, [_tabs(t) for t in edits]) for c, edits in plain] == tabs
+    else:  # nothing indented to follow: one level is 4 spaces either way
+        assert plain == tabs
+

@@ -286,7 +286,7 @@ def wrap_no_grad(ctx, stmt, hint) -> Edit | None:
     start = source.offset(span.start_line, span.start_col)
     end = source.offset(span.end_line, len(last))
     body = source.text[start:end]
-    unit = "\t" if "\t" in indent else "    "
+    unit = indent_unit(source.lines, indent)
     new = f"{indent}with {torch}.no_grad():\n{indent}{unit}{body}"
     original = _parse_statement(body)
     built = _parse_statement(new[len(indent):].replace("\n" + indent, "\n", 1)) if original is not None else None
@@ -298,6 +298,23 @@ def wrap_no_grad(ctx, stmt, hint) -> Edit | None:
     if not _same(built, expected):
         return None
     return Edit(Span(span.start_line, 0, span.end_line, len(last)), new)
+
+
+def indent_unit(lines: list[str], indent: str) -> str:
+    """One indentation level as the file writes it: the step after its first block header (`\t`, 2 or 4 spaces)."""
+    for i, line in enumerate(lines[:-1]):
+        code = line.split("#", 1)[0].rstrip()
+        if not code.endswith(":"):
+            continue
+        nxt = next((n for n in lines[i + 1:] if n.strip()), "")
+        own, inner = line[: len(line) - len(line.lstrip())], nxt[: len(nxt) - len(nxt.lstrip())]
+        if inner.startswith(own) and len(inner) > len(own):
+            step = inner[len(own):]
+            if step.strip(" ") == "" or step.strip("\t") == "":
+                if ("\t" in step) == ("\t" in indent) or not indent:
+                    return step
+        break
+    return "\t" if "\t" in indent else "    "
 
 
 # ---------------------------------------------------------------- carried state (GG402, GG403)
