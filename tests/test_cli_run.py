@@ -248,3 +248,10 @@ def test_trace_without_torch_says_what_to_install(tmp_path):
     assert proc.returncode == 2
     assert proc.stderr.strip() == ("gradguard trace: torch is not installed in this Python; install it with "
                                    "`pip install 'gradguard[tracer]'` (or install torch)")
+
+
+def test_silent_prints_nothing_but_the_status_tells(gg, tmp_path):
+    write(tmp_path, {"a.py": SAFE_BUG, "b.py": UNSAFE_BUG})
+    assert gg("--silent", ".") == (1, "", "")
+    assert gg("--silent", "--fix", ".") == (1, "", "")
+    assert "x[i].clone()" in (tmp_path / "a.py").read_text(encoding="utf-8")

@@ -1008,6 +1008,8 @@ def _write_fixes(results: list[FileResult], args, fix_mode: str, stdin: bool, st
             status = EXIT_ERROR
             r.applied = 0
             r.applied_codes.clear()
+        elif args.silent:
+            continue
         elif args.add_noqa and fix_mode == "none":
             print(f"{r.path}: added {r.applied} noqa comment(s)", file=sys.stderr)
         elif not args.quiet:
