@@ -89,3 +89,10 @@ def test_odd_tool_tables_are_configuration_errors_not_crashes(gg, tmp_path, toml
     assert status == 2, err
     assert err.startswith("gradguard: configuration error: ") and message in err
     assert "Traceback" not in err
+
+
+def test_force_exclude_ignores_excluded_names_above_the_working_directory(gg, tmp_path, monkeypatch):
+    project = tmp_path / "build" / "project"  # a checkout inside a folder called build/
+    write(project, {"train.py": BUG})
+    monkeypatch.chdir(project)
+    assert found(gg, "--force-exclude", "train.py") == {"train.py"}

@@ -162,7 +162,10 @@ def discover(paths: list[str], resolver: ConfigResolver, default_excludes: bool 
         root = Path(raw)
         if not root.is_dir():
             if force_exclude and root.exists():
-                parts = Path(os.path.abspath(root)).parts[:-1]
+                # Default-excluded folder names count from the working directory down (pre-commit runs at
+                # the repository root), never in the folders above it.
+                rel = os.path.relpath(os.path.abspath(root))
+                parts = Path(rel if not rel.startswith("..") else raw).parts[:-1]
                 if _config_excluded(root, resolver.for_path(root)) or any(p in names for p in parts):
                     continue
             found.append(root)
@@ -811,11 +814,11 @@ def format_statistics(results: list[FileResult], fix_mode: str) -> str:
                      for code, n in sorted(counts.items(), key=lambda item: (-item[1], item[0])))
 
 
-def summary_lines(results: list[FileResult], lang: str, fix_mode: str, missing: int = 0) -> list[str]:
+def summary_lines(results: list[FileResult], lang: str, fix_mode: str) -> list[str]:
     """The closing lines; "All checks passed" only when every path was read and every line analysed."""
     zh = lang == "zh"
     checked = sum(1 for r in results if not r.error and not r.skipped)
-    errors = sum(1 for r in results if r.error) + missing
+    errors = sum(1 for r in results if r.error)
     unparsed = sum(1 for r in results if r.notes)
     problems = sum(len(r.findings) for r in results)
     with_problems = sum(1 for r in results if r.findings)
@@ -897,7 +900,6 @@ def cmd_check(args: argparse.Namespace) -> int:
     stdin = _stdin_mode(args)
     results: list[FileResult] = []
     status = EXIT_CLEAN
-    missing = 0
     if stdin:
         data = sys.stdin.buffer.read()
         name = args.stdin_filename or "-"
@@ -931,7 +933,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     findings = sum(len(r.findings) for r in results) + sum(len(u) for u in unused.values())
     stream, close = _report_stream(args, fix_mode, stdin)
     try:
-        _print_report(results, unused, args, lang, fix_mode, stream, missing)
+        _print_report(results, unused, args, lang, fix_mode, stream)
     finally:
         if close:
             stream.close()
@@ -1041,7 +1043,7 @@ def _report_stream(args, fix_mode: str, stdin: bool):
     return sys.stdout, False
 
 
-def _print_report(results, unused, args, lang, fix_mode, stream, missing) -> None:
+def _print_report(results, unused, args, lang, fix_mode, stream) -> None:
     if args.silent:
         return
     if args.format == "json":
@@ -1072,7 +1074,7 @@ def _print_report(results, unused, args, lang, fix_mode, stream, missing) -> Non
     if args.show_fixes:
         print(_fixes_listing(results, fix_mode, lang), file=stream)
     if not args.quiet:
-        for line in summary_lines(results, lang, fix_mode, missing):
+        for line in summary_lines(results, lang, fix_mode):
             print(line, file=stream)
 
 
