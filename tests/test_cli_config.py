@@ -96,3 +96,14 @@ def test_force_exclude_ignores_excluded_names_above_the_working_directory(gg, tm
     write(project, {"train.py": BUG})
     monkeypatch.chdir(project)
     assert found(gg, "--force-exclude", "train.py") == {"train.py"}
+
+
+def test_stdin_uses_the_config_of_its_stdin_filename(tmp_path):
+    import subprocess
+    import sys
+
+    write(tmp_path, {"sub/pyproject.toml": '[tool.gradguard]\nignore = ["GG101"]\n'})
+    run = lambda name: subprocess.run([sys.executable, "-m", "gradguard", "check", "--no-cache", "--stdin-filename",
+                                       name, "-"], cwd=tmp_path, input=BUG.encode(), capture_output=True, timeout=60)
+    assert run("sub/train.py").returncode == 0
+    assert run("train.py").returncode == 1

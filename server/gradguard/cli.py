@@ -954,7 +954,7 @@ def _check_files(files: list[Path], configs: dict, args, lang: str, fix_mode: st
     for i, p in enumerate(files):
         path = str(p)
         config = configs[path]
-        file_lang = args.lang or config.language or lang
+        file_lang = args.lang or config.language or locale_language()
         if cache is not None:
             hit = cache.get(path, config, file_lang, args.max_file_bytes)
             if hit is not None:
