@@ -137,3 +137,10 @@ def test_fix_keeps_the_bom_on_files_and_on_stdin(gg, tmp_path):
     assert path.read_bytes() == b"\xef\xbb\xbf" + LEAF.replace("w += 1", "w = w + 1").encode()
     proc = subprocess_check("--fix", "--unsafe-fixes", "-", cwd=tmp_path, stdin=b"\xef\xbb\xbf" + LEAF.replace("\n", "\r\n").encode())
     assert proc.stdout == b"\xef\xbb\xbf" + LEAF.replace("w += 1", "w = w + 1").replace("\n", "\r\n").encode()
+
+
+def test_fix_on_stdin_echoes_input_it_cannot_read(tmp_path):
+    data = "# caf\xe9\nx = 1\n".encode("latin-1")  # not UTF-8 and no coding cookie
+    proc = subprocess_check("--fix", "-", cwd=tmp_path, stdin=data)
+    assert proc.returncode == 2 and proc.stdout == data
+    assert b"not UTF-8 (byte 0xe9 at offset 5)" in proc.stderr

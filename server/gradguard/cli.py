@@ -900,6 +900,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     stdin = _stdin_mode(args)
     results: list[FileResult] = []
     status = EXIT_CLEAN
+    data = None
     if stdin:
         data = sys.stdin.buffer.read()
         name = args.stdin_filename or "-"
@@ -923,7 +924,7 @@ def cmd_check(args: argparse.Namespace) -> int:
             status = EXIT_ERROR
         elif r.skipped and not args.quiet:
             print(f"{r.path}: {r.skipped}", file=sys.stderr)
-    status = _write_fixes(results, args, fix_mode, stdin, status)
+    status = _write_fixes(results, args, fix_mode, stdin, status, data if stdin else None)
     if args.diff:
         return max(status, EXIT_FINDINGS if any(r.applied for r in results) else EXIT_CLEAN)
     unused = {}
@@ -980,11 +981,15 @@ def _check_files(files: list[Path], configs: dict, args, lang: str, fix_mode: st
     return [results[i] for i in range(len(files))]
 
 
-def _write_fixes(results: list[FileResult], args, fix_mode: str, stdin: bool, status: int) -> int:
+def _write_fixes(results: list[FileResult], args, fix_mode: str, stdin: bool, status: int,
+                 stdin_data: bytes | None = None) -> int:
     if fix_mode == "none" and not args.add_noqa:
         return status
     for r in results:
         if r.error or r.skipped:
+            if stdin and not args.diff and stdin_data is not None:
+                sys.stdout.buffer.write(stdin_data)  # a filter must never swallow its input
+                sys.stdout.flush()
             continue
         changed = r.fixed_text is not None and r.fixed_text != r.original_text
         if stdin and not args.diff:
