@@ -255,3 +255,9 @@ def test_silent_prints_nothing_but_the_status_tells(gg, tmp_path):
     assert gg("--silent", ".") == (1, "", "")
     assert gg("--silent", "--fix", ".") == (1, "", "")
     assert "x[i].clone()" in (tmp_path / "a.py").read_text(encoding="utf-8")
+
+
+def test_an_output_file_that_cannot_be_written_is_an_error(gg, tmp_path):
+    write(tmp_path, {"b.py": UNSAFE_BUG})
+    status, _, err = gg("--output-file", "no/such/dir/report.txt", "b.py")
+    assert status == 2 and "gradguard: cannot write no/such/dir/report.txt: No such file or directory" in err

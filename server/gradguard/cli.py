@@ -915,16 +915,18 @@ def cmd_check(args: argparse.Namespace) -> int:
             print(f"gradguard: configuration error: {exc}", file=sys.stderr)
             return EXIT_ERROR
         results = _check_files(files, configs, args, lang, fix_mode)
-        if not files:
+        if not files and not args.silent:
             print("warning: No Python files found under the given paths." if lang != "zh"
                   else "警告：给定路径下没有找到 Python 文件。", file=sys.stderr)
     for r in results:
         if r.error:
             print(f"{r.path}: {r.error}", file=sys.stderr)
             status = EXIT_ERROR
-        elif r.skipped and not args.quiet:
+        elif r.skipped and not (args.quiet or args.silent):
             print(f"{r.path}: {r.skipped}", file=sys.stderr)
     status = _write_fixes(results, args, fix_mode, stdin, status, data if stdin else None)
+    if any(r.notes for r in results):
+        status = EXIT_ERROR  # something was not analysed: never a pass
     if args.diff:
         return max(status, EXIT_FINDINGS if any(r.applied for r in results) else EXIT_CLEAN)
     unused = {}
@@ -932,14 +934,16 @@ def cmd_check(args: argparse.Namespace) -> int:
         unused = {r.path: u for r in results if not r.error and not r.skipped
                   for u in [unused_noqa(r, resolver.for_path(r.path) if not stdin else run_config)] if u}
     findings = sum(len(r.findings) for r in results) + sum(len(u) for u in unused.values())
-    stream, close = _report_stream(args, fix_mode, stdin)
+    try:
+        stream, close = _report_stream(args, fix_mode, stdin)
+    except OSError as exc:
+        print(f"gradguard: cannot write {args.output_file}: {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_ERROR
     try:
         _print_report(results, unused, args, lang, fix_mode, stream)
     finally:
         if close:
             stream.close()
-    if any(r.notes for r in results):
-        status = EXIT_ERROR  # something was not analysed: never a pass
     if findings and status != EXIT_ERROR and not args.exit_zero:
         status = EXIT_FINDINGS
     return status
