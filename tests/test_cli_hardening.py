@@ -144,3 +144,15 @@ def test_fix_on_stdin_echoes_input_it_cannot_read(tmp_path):
     proc = subprocess_check("--fix", "-", cwd=tmp_path, stdin=data)
     assert proc.returncode == 2 and proc.stdout == data
     assert b"not UTF-8 (byte 0xe9 at offset 5)" in proc.stderr
+
+
+def test_sarif_reports_what_was_not_analysed(gg, tmp_path):
+    (tmp_path / "broken.py").write_text("import torch\ndef f(:\n    pass\n", encoding="utf-8")
+    status, out, _ = gg("--format", "sarif", "broken.py", "missing.py")
+    assert status == 2
+    [invocation] = json.loads(out)["runs"][0]["invocations"]
+    assert invocation["executionSuccessful"] is False
+    texts = [(n["locations"][0]["physicalLocation"]["artifactLocation"]["uri"], n["message"]["text"])
+             for n in invocation["toolExecutionNotifications"]]
+    assert ("missing.py", "cannot read: No such file or directory") in texts
+    assert any(uri == "broken.py" and "not analysed" in text for uri, text in texts)

@@ -765,9 +765,25 @@ def format_sarif(results: list[FileResult]) -> str:
         "version": "2.1.0",
         "runs": [{"tool": {"driver": {"name": "gradguard", "version": __version__, "informationUri":
                                       "https://gradguard.invalid", "rules": rules}},
+                  "invocations": [_sarif_invocation(results)],
                   "results": sarif_results}],
     }
     return json.dumps(doc, indent=2, ensure_ascii=False)
+
+
+def _sarif_invocation(results: list[FileResult]) -> dict:
+    """Files that could not be read and code that was not analysed, as SARIF tool notifications."""
+    notes = []
+    for r in results:
+        uri = artifact_uri(r.path)
+        if r.error:
+            notes.append({"level": "error", "message": {"text": r.error},
+                          "locations": [{"physicalLocation": {"artifactLocation": {"uri": uri}}}]})
+        for n in r.notes:
+            notes.append({"level": "error", "message": {"text": n.message},
+                          "locations": [{"physicalLocation": {"artifactLocation": {"uri": uri}, "region": {
+                              "startLine": r.where(n.span.start_line)[1] + 1, "startColumn": n.span.start_col + 1}}}]})
+    return {"executionSuccessful": not notes, "toolExecutionNotifications": notes}
 
 
 def _gh_data(text: str) -> str:
