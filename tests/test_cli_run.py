@@ -261,3 +261,11 @@ def test_an_output_file_that_cannot_be_written_is_an_error(gg, tmp_path):
     write(tmp_path, {"b.py": UNSAFE_BUG})
     status, _, err = gg("--output-file", "no/such/dir/report.txt", "b.py")
     assert status == 2 and "gradguard: cannot write no/such/dir/report.txt: No such file or directory" in err
+
+
+def test_worker_processes_give_the_same_report_as_one(tmp_path):
+    write(tmp_path, {f"m{i}.py": (SAFE_BUG, UNSAFE_BUG, CLEAN)[i % 3] for i in range(10)})
+    one = subprocess_check("--no-cache", "--jobs", "1", "--format", "json", ".", cwd=tmp_path)
+    two = subprocess_check("--no-cache", "--jobs", "2", "--format", "json", ".", cwd=tmp_path)
+    assert one.returncode == two.returncode == 1
+    assert json.loads(one.stdout) == json.loads(two.stdout) and len(json.loads(one.stdout)) == 7
