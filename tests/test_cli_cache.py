@@ -127,3 +127,12 @@ def test_the_docs_url_matches_the_rules():
     from gradguard.rules import DOCS_URL
 
     assert cli.DOCS_URL == DOCS_URL
+
+
+def test_creating_the_imported_module_later_invalidates_the_importer(gg, tmp_path):
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'demo'\n", encoding="utf-8")
+    (tmp_path / "train.py").write_text(TRAIN, encoding="utf-8")
+    assert gg("train.py")[1] == []  # model.py is not there yet: nothing known about Gen
+    (tmp_path / "model.py").write_text(MODEL, encoding="utf-8")
+    _, found, analysed = gg("train.py")
+    assert analysed == ["train.py"] and [(d["code"], d["location"]["row"]) for d in found] == [("GG401", 10)]
