@@ -101,3 +101,11 @@ def test_broken_notebook_json_is_an_error(gg, tmp_path):
     (tmp_path / "bad.ipynb").write_text('{"cells": [', encoding="utf-8")
     status, _, err = gg("bad.ipynb")
     assert status == 2 and "bad.ipynb: not valid notebook JSON" in err
+
+
+def test_add_noqa_goes_into_the_cell(gg, train):
+    status, out, _ = gg("--add-noqa", "train.ipynb")
+    assert status == 0 and "Added 1 noqa comment(s) in 1 file(s)." in out
+    cell = json.loads(train.read_text(encoding="utf-8"))["cells"][2]["source"]
+    assert cell[1] == "    x[i+1] = torch.sin(x[i]) * w[i]  # noqa: GG301\n"
+    assert gg("train.ipynb")[0] == 0

@@ -167,8 +167,9 @@ def test_show_fixes_lists_what_fix_changed(gg, tmp_path):
 def test_add_noqa_silences_each_finding_on_its_line_and_keeps_crlf(gg, tmp_path):
     path = tmp_path / "b.py"
     path.write_bytes(UNSAFE_BUG.replace("\n", "\r\n").encode())
-    status, _, err = gg("--add-noqa", "b.py")
+    status, out, err = gg("--add-noqa", "b.py")
     assert "added 1 noqa comment(s)" in err
+    assert status == 0 and "Added 1 noqa comment(s) in 1 file(s)." in out and "Fixed" not in out
     data = path.read_bytes()
     assert data.split(b"\r\n")[2] == b"w += 1  # noqa: GG101"
     assert data.replace(b"\r\n", b"").count(b"\n") == 0

@@ -213,6 +213,7 @@ class FileResult:
     fixed_text: str | None = None  # after --fix (for a notebook: the joined program)
     original_text: str = ""  # the analysed text (for a notebook: the joined program)
     applied: int = 0
+    noqa_added: int = 0
     applied_codes: Counter = field(default_factory=Counter)
     lines: int = 0
     suppressed: list[Finding] = field(default_factory=list)
@@ -376,7 +377,7 @@ def check_one(path: str, text: str | None, config: Config, lang: str, fix_mode: 
             report = _run_engine(current, path, config, lang, deps)
         if add_noqa and report.findings:
             current, added = apply_edits(current, _noqa_edits(current, report.findings))
-            result.applied += len(added)
+            result.noqa_added = len(added)
             if added:
                 report = _run_engine(current, path, config, lang, deps)
         result.fixed_text = current
@@ -432,7 +433,7 @@ def _check_notebook(result: FileResult, data: bytes, config: Config, lang: str, 
             report = _run_engine(text, result.path, config, lang, deps)
         if add_noqa and report.findings:
             added = nb.apply(_noqa_findings(text, report.findings), cmap)
-            result.applied += len(added)
+            result.noqa_added = len(added)
             if added:
                 text, cmap = nb.program()
                 report = _run_engine(text, result.path, config, lang, deps)
@@ -861,6 +862,11 @@ def summary_lines(results: list[FileResult], lang: str, fix_mode: str) -> list[s
     safe = sum(1 for r in results for f in r.findings if f.fix and f.fix.applicability == SAFE)
     unsafe = sum(1 for r in results for f in r.findings if f.fix and f.fix.applicability != SAFE)
     out = []
+    added = sum(r.noqa_added for r in results)
+    if added:
+        files = sum(1 for r in results if r.noqa_added)
+        out.append(f"在 {files} 个文件中添加了 {added} 条 noqa 注释。" if zh
+                   else f"Added {added} noqa comment(s) in {files} file(s).")
     if fixed:
         out.append(f"已修复 {fixed_files} 个文件中的 {fixed} 个问题。" if zh
                    else f"Fixed {fixed} problem(s) in {fixed_files} file(s).")
@@ -1051,12 +1057,12 @@ def _write_fixes(results: list[FileResult], args, fix_mode: str, stdin: bool, st
         if problem:
             print(f"{r.path}: {problem}", file=sys.stderr)
             status = EXIT_ERROR
-            r.applied = 0
+            r.applied = r.noqa_added = 0
             r.applied_codes.clear()
         elif args.silent:
             continue
         elif args.add_noqa and fix_mode == "none":
-            print(f"{r.path}: added {r.applied} noqa comment(s)", file=sys.stderr)
+            print(f"{r.path}: added {r.noqa_added} noqa comment(s)", file=sys.stderr)
         elif not args.quiet:
             print(f"{r.path}: fixed {r.applied} finding(s)", file=sys.stderr)
     return status
