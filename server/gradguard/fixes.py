@@ -75,8 +75,13 @@ def is_primary(node: cst.BaseExpression) -> bool:
 
 
 # ---------------------------------------------------------------- reading the user's text
-def has_comment_or_continuation(node: cst.CSTNode) -> bool:
-    """A comment or a backslash line continuation anywhere inside the node (its own whitespace included)."""
+def has_comment_or_continuation(node: cst.CSTNode, text: str | None = None) -> bool:
+    """A comment or a backslash line continuation anywhere inside the node (its own whitespace included).
+
+    With the node's source `text`, a text holding neither `#` nor a backslash answers at once.
+    """
+    if text is not None and "#" not in text and "\\" not in text:
+        return False
     stack = [node]
     while stack:
         n = stack.pop()
@@ -146,16 +151,20 @@ def out_of_place(ctx, write, hint, out_of_place_methods: set[str]) -> tuple[Edit
     if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
         return None
     small = stmt.body[0]
-    if has_comment_or_continuation(small):
-        return None
+    augmented = isinstance(small, cst.AugAssign) and isinstance(small.target, cst.Name)
+    method = (isinstance(small, cst.Expr) and isinstance(small.value, cst.Call)
+              and isinstance(small.value.func, cst.Attribute) and isinstance(small.value.func.value, cst.Name)
+              and small.value.func.attr.value.endswith("_") and small.value.func.attr.value[:-1] in out_of_place_methods)
+    if not (augmented or method):
+        return None  # cheap shape test first: a long statement holding many writes costs nothing here
     found = text_of(ctx, small, hint)
-    if found is None:
+    if found is None or has_comment_or_continuation(small, found[1]):
         return None
     span, old = found
     original = _parse_statement(old)
     if original is None:
         return None
-    if isinstance(small, cst.AugAssign) and isinstance(small.target, cst.Name):
+    if augmented:
         op = _AUGMENTED.get(type(small.operator))
         value_text = text_of(ctx, small.value, hint)
         if op is None or value_text is None or not isinstance(original, ast.AugAssign):
@@ -170,12 +179,9 @@ def out_of_place(ctx, write, hint, out_of_place_methods: set[str]) -> tuple[Edit
         new = f"{name} = {name} {symbol} {value}"
         expected = ast.Assign(targets=[_store(original.target)],
                               value=ast.BinOp(left=ast.Name(name, ast.Load()), op=original.op, right=original.value))
-    elif isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
+    else:
         call = small.value
         func = call.func
-        if not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.attr.value.endswith("_")
-                and func.attr.value[:-1] in out_of_place_methods):
-            return None
         name, method = func.value.value, func.attr.value[:-1]
         call_text = text_of(ctx, call, hint)
         attr_text = text_of(ctx, func.attr, hint)
@@ -192,8 +198,6 @@ def out_of_place(ctx, write, hint, out_of_place_methods: set[str]) -> tuple[Edit
         expected = ast.Assign(targets=[ast.Name(name, ast.Store())],
                               value=ast.Call(func=ast.Attribute(value=out_call.func.value, attr=method, ctx=ast.Load()),
                                              args=out_call.args, keywords=out_call.keywords))
-    else:
-        return None
     if not _same(_parse_statement(new), expected):
         return None
     return Edit(span, new), new
@@ -217,13 +221,13 @@ def _relative(outer: Span, inner: Span, outer_text: str) -> tuple[int, int] | No
 def out_arg_rewrite(ctx, stmt, call, hint) -> tuple[Edit, str] | None:
     """`torch.sin(x, out=y)` -> `y = torch.sin(x)`, for a statement of its own; refused around comments."""
     if not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Expr)
-            and stmt.body[0].value is call) or has_comment_or_continuation(stmt.body[0]):
+            and stmt.body[0].value is call):
         return None
     out_arg = next((a for a in call.args if a.keyword is not None and a.keyword.value == "out"), None)
     if out_arg is None or not isinstance(out_arg.value, cst.Name):
         return None
     found = text_of(ctx, stmt.body[0], hint)
-    if found is None:
+    if found is None or has_comment_or_continuation(stmt.body[0], found[1]):
         return None
     span, old = found
     original = _parse_statement(old)
@@ -268,6 +272,18 @@ def wrap_no_grad(ctx, stmt, hint) -> Edit | None:
     inside brackets, after a backslash and inside strings indentation has no meaning or must not change); only its
     first line gets one more indentation level, in the block's own style (a tab where the block is tab-indented).
     """
+    memo = _memo(ctx, "wrap_no_grad")
+    if id(stmt) not in memo:  # one statement holding many writes is wrapped once, not once per write
+        memo[id(stmt)] = (stmt, _wrap_no_grad(ctx, stmt, hint))
+    return memo[id(stmt)][1]
+
+
+def _memo(ctx, name: str) -> dict:
+    memos = ctx.__dict__.setdefault("_fix_memos", {})
+    return memos.setdefault(name, {})
+
+
+def _wrap_no_grad(ctx, stmt, hint) -> Edit | None:
     torch = ctx.torch_name()
     if torch is None or not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
         return None
@@ -349,7 +365,7 @@ def detach_carry(ctx, problem) -> tuple[Edit, str] | None:
     body = loop.body
     if not isinstance(body, cst.IndentedBlock):
         return None
-    order = _name_order(loop, stmt)
+    order = _name_order(ctx, loop, stmt)
     if order is None:
         return None
     before, after_loads, after_stores, continue_after = order
@@ -420,14 +436,22 @@ def _bound_names(target) -> dict[str, cst.Name] | None:
     return out
 
 
-def _name_order(loop, stmt):
+def _expression_contexts(ctx, loop):
+    """Load/store contexts of the loop's names, once per loop and check (several carries share a loop)."""
+    memo = _memo(ctx, "contexts")
+    if id(loop) not in memo:
+        memo[id(loop)] = (loop, MetadataWrapper(cst.Module(body=[loop]), unsafe_skip_copy=True)
+                          .resolve(ExpressionContextProvider))
+    return memo[id(loop)][1]
+
+
+def _name_order(ctx, loop, stmt):
     """Reads and bindings of names in one loop iteration relative to `stmt`.
 
     Returns (names read before or inside `stmt`, names read after it, names bound after it, whether a `continue`
     of this loop follows it); None if positions cannot be told.
     """
-    wrapper = MetadataWrapper(cst.Module(body=[loop]), unsafe_skip_copy=True)
-    contexts = wrapper.resolve(ExpressionContextProvider)
+    contexts = _expression_contexts(ctx, loop)
     before: set[str] = set()
     after_loads: set[str] = set()
     after_stores: set[str] = set()
