@@ -18,10 +18,24 @@ import verify  # noqa: E402
 ENTRIES = [e for e in verify.load_manifests() if e.get("kind") in verify.KINDS and "id" in e]
 
 
+CANARY_CLEAN = "import torch\nx = torch.ones(2, requires_grad=True)\n(x * 2).sum().backward()\n"
+CANARY_RAISING = "import torch\nw = torch.ones(2, requires_grad=True)\nw.add_(1)\n"
+
+
 @pytest.fixture(scope="module")
-def results():
+def canaries(tmp_path_factory):
+    d = tmp_path_factory.mktemp("canaries")
+    clean, raising = d / "clean.py", d / "raising.py"
+    clean.write_text(CANARY_CLEAN)
+    raising.write_text(CANARY_RAISING)
+    return clean, raising
+
+
+@pytest.fixture(scope="module")
+def results(canaries):
+    """Every corpus program and the two canaries, in one worker subprocess (torch is imported once)."""
     paths = [p for e in ENTRIES for p in verify.program_paths(e) if p.exists()]
-    return verify.run_programs(paths)
+    return verify.run_programs(paths + list(canaries))
 
 
 def test_torch_is_the_pinned_build():
@@ -41,12 +55,10 @@ def test_program_behaves_as_manifest_says(entry, results):
     assert verify.verify_entries([entry], results) == []
 
 
-def test_checks_can_fail(tmp_path):
+def test_checks_can_fail(canaries, results):
     """The checks reject a bug that runs clean, a fixed program that raises and a wrong error text."""
-    clean, raising = tmp_path / "clean.py", tmp_path / "raising.py"
-    clean.write_text("import torch\nx = torch.ones(2, requires_grad=True)\n(x * 2).sum().backward()\n")
-    raising.write_text("import torch\nw = torch.ones(2, requires_grad=True)\nw.add_(1)\n")
-    res = verify.run_programs([clean, raising])
+    clean, raising = canaries
+    res = results
     assert res[str(clean)].clean and res[str(clean)].trained == ["(2,):float32"]
     assert res[str(raising)].error_type == "RuntimeError"
     assert "leaf Variable that requires grad" in res[str(raising)].first_line
