@@ -10,8 +10,9 @@ Usage, from the repo root (a python with gradguard installed, and torch==2.13.0 
   python tests/real_world/score.py --gradguard "gradguard"   # another command to run (default: this python -m gradguard)
 
 What it measures (gradguard is run once: `gradguard check --format json` over every selected file):
-  recall      a bug is named when ANY finding's line is in the manifest's bug_lines (per family; "code" also
-              counts those where that finding's code is the manifest's expected_code)
+  recall      a bug is named when ANY finding's line is in the manifest's bug_lines (per family and per shape,
+              i.e. module level / function / method / nn.Module.forward; "code" also counts those where that
+              finding's code is the manifest's expected_code)
   precision   any finding on a correct/ program is a false positive (each is listed); findings on the
               .fixed.py references and findings on bug programs off their bug lines are listed for information
   fixes       for each named bug whose naming finding carries a fix: copy bugs/<id>.py to a temp folder, run
@@ -95,6 +96,12 @@ def score(entries: list[dict], cmd: list[str], fixes: bool = True) -> dict:
         families[fam] = {"bugs": len(ps), "named": named, "code_matched": sum(p["code_matched"] for p in ps),
                          "recall": named / len(ps)}
 
+    shapes: dict[str, dict] = {}
+    for shape in sorted({p["shape"] for p in programs}):
+        ps = [p for p in programs if p["shape"] == shape]
+        named_s = sum(p["named"] for p in ps)
+        shapes[shape] = {"bugs": len(ps), "named": named_s, "recall": named_s / len(ps)}
+
     fix_rows = []
     if fixes:
         fix_rows = score_fixes([e for e, p in zip(bugs, programs) if p["named"] and p["has_fix"]], cmd)
@@ -106,7 +113,7 @@ def score(entries: list[dict], cmd: list[str], fixes: bool = True) -> dict:
         "fixes": n_fix, "fixes_clean": sum(r["clean"] for r in fix_rows),
         "fixes_train": sum(r["trains"] for r in fix_rows), "fixes_run": fixes,
     }
-    return {"summary": summary, "families": families, "programs": programs,
+    return {"summary": summary, "families": families, "shapes": shapes, "programs": programs,
             "false_positive_findings": false_positives, "fixes": fix_rows}
 
 
@@ -150,6 +157,9 @@ def print_report(res: dict) -> None:
     print(f"{'family':<24}{'bugs':>6}{'named':>7}{'recall':>8}{'code':>6}")
     for fam, f in res["families"].items():
         print(f"{fam:<24}{f['bugs']:>6}{f['named']:>7}{f['recall']:>8.2f}{f['code_matched']:>6}")
+    print(f"\n{'where the bug lives':<24}{'bugs':>6}{'named':>7}{'recall':>8}")
+    for shape, f in res["shapes"].items():
+        print(f"{shape:<24}{f['bugs']:>6}{f['named']:>7}{f['recall']:>8.2f}")
     missed = [p for p in res["programs"] if not p["named"]]
     if missed:
         print(f"\nmissed ({len(missed)}):")
