@@ -49,10 +49,14 @@ import re
 import subprocess
 import sys
 import tempfile
-import tomllib
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+
+try:
+    import tomllib
+except ImportError:  # Python 3.10: pyproject already depends on tomli there
+    import tomli as tomllib
 
 ROOT = Path(__file__).resolve().parent
 BUGS = ROOT / "bugs"
