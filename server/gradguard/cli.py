@@ -706,7 +706,10 @@ def format_text(results: list[FileResult], concise: bool, color: bool, lang: str
                 out.append(f"  {' ' * width} = {label}: RuntimeError: {_shorten(f.runtime_error)}")
             if f.fix:
                 kind = f.fix.applicability if lang != "zh" else {"safe": "安全修复", "unsafe": "不安全修复"}[f.fix.applicability]
-                out.append(f"  {' ' * width} = {paint('fix' if lang != 'zh' else '快速修复', '32')} ({kind}): {f.fix.message}")
+                if lang == "zh":  # 安全修复 / 不安全修复 already say "fix"
+                    out.append(f"  {' ' * width} = {paint(kind, '32')}: {f.fix.message}")
+                else:
+                    out.append(f"  {' ' * width} = {paint('fix', '32')} ({kind}): {f.fix.message}")
             out.append("")
         for u in (unused or {}).get(r.path, []):
             out.append(f"{r.path}:{_place(r, u.line, u.col)}: {paint('unused-noqa', '33')} " + _unused_message(u, lang))

@@ -8,11 +8,54 @@ import weakref
 import libcst as cst
 
 from ..findings import Finding
+from ..i18n import zh_spacing
 from ..rules._common import is_form
 from .documents import Snapshot
 from .explanations import topic_for
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_BACKTICKS = re.compile(r"`+")
+_INLINE_MARKUP = re.compile(r"([\\\[\]<>])")
+
+
+def code_span(code: str) -> str:
+    """`code` as a markdown code span that nothing inside it can end: the fence is one backtick longer
+    than the longest backtick run in the code (CommonMark), padded with a space where the code starts
+    or ends with a backtick. User code in hovers goes through here (a string literal holding a backtick
+    once ended the span and the rest rendered as markdown: images, links)."""
+    longest = max((len(m.group()) for m in _BACKTICKS.finditer(code)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if code.startswith("`") or code.endswith("`") else ""
+    return f"{fence}{pad}{code}{pad}{fence}"
+
+
+def code_span_body(code: str) -> str:
+    """code_span(code) without its outermost backtick on each side, for templates written as "`{code}`"."""
+    return code_span(code)[1:-1]
+
+
+def safe_inline(text: str) -> str:
+    """Text that uses the backtick convention (rule messages, fix titles, explanations) made safe to render:
+    its code spans are found as CommonMark finds them, and outside them the characters that make links,
+    images and HTML (`[`, `]`, `<`, `>`, `\\`) are escaped, so code that broke out of a span is shown
+    as text, never rendered."""
+    out = []
+    pos = 0
+    runs = list(_BACKTICKS.finditer(text))
+    i = 0
+    while i < len(runs):
+        opening = runs[i]
+        closing = next((j for j in range(i + 1, len(runs)) if len(runs[j].group()) == len(opening.group())), None)
+        if closing is None:
+            i += 1
+            continue
+        out.append(_INLINE_MARKUP.sub(r"\\\1", text[pos:opening.start()]))
+        out.append(text[opening.start():runs[closing].end()])
+        pos = runs[closing].end()
+        i = closing + 1
+    rest = text[pos:]
+    out.append(_INLINE_MARKUP.sub(r"\\\1", rest.replace("`", "\\`")))
+    return "".join(out)
 _CODE = re.compile(r"[A-Z]+[0-9]+")
 _SUPPRESSION = re.compile(r"#\s*(?:noqa\s*:\s*[A-Z0-9 ,]+|gradguard\s*:\s*ignore\[[^\]]*\])", re.IGNORECASE)
 
@@ -129,11 +172,12 @@ def finding_markdown(finding: Finding, lang: str) -> str:
     elif finding.severity == "warning":
         parts.append(t["silent"])
     if finding.explanation:
-        parts.append(f"{t['why']}\n\n{finding.explanation}")
+        parts.append(f"{t['why']}\n\n{safe_inline(finding.explanation)}")
     if finding.fix is not None:
         label = t["fix_safe"] if finding.fix.applicability == "safe" else t["fix_unsafe"]
-        parts.append(f"{label}{'' if lang == 'zh' else ' '}{finding.fix.message}")
-    return "\n\n".join(parts)
+        parts.append(f"{label}{'' if lang == 'zh' else ' '}{safe_inline(finding.fix.message)}")
+    text = "\n\n".join(parts)
+    return zh_spacing(text) if lang == "zh" else text
 
 
 def tensor_markdown(facts, snapshot: Snapshot, lang: str, analysis=None, position=None) -> str:
@@ -157,12 +201,13 @@ def tensor_markdown(facts, snapshot: Snapshot, lang: str, analysis=None, positio
         item = t["created"].format(where=where(facts.created))
         if facts.created_by:
             by = facts.created_by
-            item += t["created_by"].format(by=by if by.startswith("`") or " " in by else f"`{by}`")
+            item += t["created_by"].format(by=safe_inline(by) if by.startswith("`") or " " in by else code_span(by))
         lines.append(f"- {item}")
     value = _value_at(analysis, *position) if analysis is not None and position is not None else None
     timeline = version_timeline(value, facts.name, analysis, where, lang) if value is not None else None
     if timeline:
-        return "\n".join(lines + timeline)
+        text = "\n".join(lines + timeline)
+        return zh_spacing(text) if lang == "zh" else text
     for op, span, _version in facts.saves or ():
         lines.append("- " + t["saved"].format(op=op, where=where(span)))
     writes = list(facts.writes or ())
@@ -258,7 +303,7 @@ def version_timeline(value, name: str, analysis, where, lang: str) -> list[str]:
             continue
         what = t.get(f"what_{s.what}", s.what)
         if s.via_index and s.expr is not None:
-            what = t["what_view"].format(code=" ".join(loc.code(s.expr).split()))
+            what = t["what_view"].format(code=code_span_body(" ".join(loc.code(s.expr).split())))
         add(s.seq, ("save", s.op, span), t["v_saved"].format(line=where(span), op=s.op, what=what, v=v(s.version)))
     for w in counter.writes:
         span = _at(loc, w.node, w.top)

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from ..findings import Edit, Finding, Fix, Related
+from ..i18n import zh_spacing, zh_text
 from ..source import Source, Span
 
 EXAMPLES_DIR = Path(__file__).with_name("examples")
@@ -80,7 +81,8 @@ class Rule:
         parts += [f"## {h[6]}", self.fix_safety[lang], ""]
         if self.references:
             parts += [f"## {h[7]}"] + [f"- {r}" for r in self.references] + [""]
-        return "\n".join(parts)
+        text = "\n".join(parts)
+        return zh_spacing(text) if lang == "zh" else text
 
 
 FORM_NOTE = {
@@ -156,7 +158,13 @@ class RuleContext:
         span = self.span(node, hint)
         if span is None:
             return None
-        return Finding(rule.code, rule.name, message, span, rule.severity, tuple(r for r in related if r), fix,
+        related = tuple(r for r in related if r)
+        if self.lang == "zh":  # Chinese labels and one spacing rule around code spans, whoever wrote the text
+            message, explanation = zh_text(message), zh_text(explanation)
+            related = tuple(Related(r.span, zh_text(r.message)) for r in related)
+            if fix is not None:
+                fix = Fix(fix.applicability, zh_text(fix.message), fix.edits)
+        return Finding(rule.code, rule.name, message, span, rule.severity, related, fix,
                        rule.runtime_error if runtime_error is None else runtime_error, explanation)
 
     def related(self, node, hint, message: str) -> Related | None:
