@@ -640,9 +640,9 @@ async def hover(ls: GradguardServer, params: types.HoverParams) -> types.Hover |
                     located = analysis.positions.range(finding.span)
                     rng = located[1] if located else None
         facts = analysis.report.facts
-        tensor = facts.tensor_at(*position) if facts is not None and hasattr(facts, "tensor_at") else None
+        tensor = hov.tensor_at(facts, *position) if facts is not None else None
         if tensor is not None:
-            parts.append(hov.tensor_markdown(tensor, analysis.snapshot, lang))
+            parts.append(hov.tensor_markdown(tensor, analysis.snapshot, lang, facts, position))
     topic = hov.topic_markdown(line, col, lang)
     if topic is not None:
         parts.append(topic[0])
