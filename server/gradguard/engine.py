@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import logging
+import os
 import re
+import stat
 from pathlib import Path
 
 import libcst as cst
@@ -17,9 +19,7 @@ from .source import Source, Span, split_blocks_after_edit, split_statements
 
 log = logging.getLogger("gradguard")
 
-# Text that any problem needs somewhere in its block: an in-place write (`x_(`, `+=`, `x[i] =`, `out=`,
-# `inplace`), an optimizer step, a backward() or `.data`. Blocks without it are parsed but not interpreted.
-WRITE_HINT = re.compile(r"[A-Za-z0-9]_\(|[-+*/@%&|^]=|\]\s*=[^=]|\bout\s*=|inplace|\.step\(|backward|\.data\b")
+from .parse import WRITE_HINT  # noqa: E402,F401  (defined next to the cache that remembers it per block)
 
 
 class Engine:
@@ -36,6 +36,9 @@ class Engine:
         self.block_facts = _LRU(2000 if editor else 1)
         self._imported = _LRU(512)  # (path, mtime, size) -> classes of a user module imported by checked files
         self._last_source = _LRU(64)  # path -> the Source last checked there (edits re-split only what changed)
+        # When set (the language server sets its workspace folders), project files beside a checked file are
+        # read only inside these folders: a repository's symlink to /dev/zero or ~/.ssh is never opened.
+        self.read_roots: tuple[str, ...] | None = None
 
     def check(self, text: str, path: str = "<stdin>", config: Config | None = None, lang: str | None = None) -> Report:
         """Analyse one file's text and return its findings (suppressions and config applied)."""
@@ -50,6 +53,8 @@ class Engine:
         if previous is not None:
             self._drop_superseded(path, previous, source)
         self._last_source[path] = source
+        if self.editor:
+            self._fit_caches(len(source.blocks))
         report = Report(path)
         report.source = source
         parsed = []
@@ -91,14 +96,24 @@ class Engine:
         report.findings = _dedupe(findings)
         return report
 
+    def _fit_caches(self, blocks: int) -> None:
+        """An editor's caches hold at least every block of the file being edited, plus slack: a file of
+        more than 5,000 top-level blocks was otherwise fully re-parsed (LRU order) on every keystroke."""
+        needed = blocks + 512
+        if self.cache._max < needed:
+            self.cache._max = needed
+        if self.block_facts.size < needed:
+            self.block_facts.size = needed
+
     def _facts(self, path: str, good: list[ParsedBlock], report: Report):
         """One Facts pass over the parsed blocks. A block too deep for the recursive interpreter (a
         RecursionError) is left out with a note and the pass re-run, deepest block first, so one deep
         expression costs its own block, not the file's findings. Removes left-out blocks from `good`."""
         for _attempt in range(12):
-            modules = [pb.module for pb in good]
-            quiet = {id(pb.module) for pb in good if not WRITE_HINT.search(pb.block.text)}
-            hot_text = "".join(pb.block.text for pb in good if id(pb.module) not in quiet)
+            modules = [pb.parsed.module for pb in good]
+            hot = [pb.parsed.hot(pb.block.text) for pb in good]
+            quiet = {id(module) for module, is_hot in zip(modules, hot) if not is_hot}
+            hot_text = "".join(pb.block.text for pb, is_hot in zip(good, hot) if is_hot)
             try:
                 analysis = FileAnalysis(modules, quiet, self.block_facts,
                                         external_classes=lambda full: self.imported_class(path, full),
@@ -187,22 +202,40 @@ class Engine:
         rel = Path(*module.split("."))
         for base in [folder, *folder.parents][:6]:
             for candidate in (base / rel.with_suffix(".py"), base / rel / "__init__.py"):
-                if candidate.is_file():
-                    return self._classes_of(candidate).get(name)
+                real = self._readable(candidate)
+                if real is not None:
+                    return self._classes_of(real).get(name)
             if (base / "pyproject.toml").exists() or (base / ".git").exists():
                 break
         return None
 
+    def _readable(self, path: Path) -> Path | None:
+        """`path` resolved, if it is a regular file of at most MAX_IMPORTED_BYTES inside the read roots."""
+        try:
+            real = os.path.realpath(path)
+            if self.read_roots is not None and not any(_inside(real, root) for root in self.read_roots):
+                return None
+            info = os.stat(real)
+        except (OSError, ValueError):
+            return None
+        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_IMPORTED_BYTES:
+            return None
+        return Path(real)
+
     def _classes_of(self, path: Path) -> dict:
         try:
-            stat = path.stat()
-            key = (str(path), stat.st_mtime_ns, stat.st_size)
+            info = path.stat()
+            key = (str(path), info.st_mtime_ns, info.st_size)
         except OSError:
             return {}
         cached = self._imported.get(key)
         if cached is None:
             try:
-                text = decode_source(path.read_bytes())
+                with open(path, "rb") as handle:
+                    data = handle.read(MAX_IMPORTED_BYTES + 1)
+                if len(data) > MAX_IMPORTED_BYTES:
+                    return {}
+                text = decode_source(data)
             except (OSError, UnicodeDecodeError):
                 return {}
             source = Source(text, str(path))
@@ -214,6 +247,14 @@ class Engine:
     def check_file(self, path: str | Path, config: Config | None = None, lang: str | None = None) -> Report:
         data = Path(path).read_bytes()
         return self.check(decode_source(data), str(path), config, lang)
+
+
+MAX_IMPORTED_BYTES = 2 * 1024 * 1024  # a project module read for its classes (never imported)
+
+
+def _inside(path: str, root: str) -> bool:
+    root = root.rstrip("/\\") or root
+    return path == root or path.startswith(root + os.sep) or path.startswith(root + "/")
 
 
 def _lines(block) -> str:

@@ -18,16 +18,28 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 from .source import Block, Span
 
 
+# Text that any problem needs somewhere in its block: an in-place write (`x_(`, `+=`, `x[i] =`, `out=`,
+# `inplace`), an optimizer step, a backward() or `.data`. Blocks without it are parsed but not interpreted.
+WRITE_HINT = re.compile(r"[A-Za-z0-9]_\(|[-+*/@%&|^]=|\]\s*=[^=]|\bout\s*=|inplace|\.step\(|backward|\.data\b")
+
+
 class _Parsed:
     """A parse result shared by every occurrence of the same block text."""
 
-    __slots__ = ("module", "error", "error_at", "positions")
+    __slots__ = ("module", "error", "error_at", "positions", "_hot")
 
     def __init__(self, module: cst.Module | None, error: str | None, error_at: tuple[int, int] = (0, 0)):
         self.module = module
         self.error = error
         self.error_at = error_at  # (0-based line within the block, column) of a syntax error
         self.positions = None  # computed on first use: only blocks with something to report pay for it
+        self._hot: bool | None = None
+
+    def hot(self, text: str) -> bool:
+        """Whether the block's text (the text this entry was parsed from) has a WRITE_HINT; remembered."""
+        if self._hot is None:
+            self._hot = bool(WRITE_HINT.search(text))
+        return self._hot
 
 
 @dataclass

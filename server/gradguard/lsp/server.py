@@ -11,7 +11,9 @@ import asyncio
 import concurrent.futures
 import logging
 import os
+import queue
 import sys
+import threading
 import time
 import traceback
 from dataclasses import dataclass, field
@@ -20,6 +22,7 @@ from typing import Any
 from lsprotocol import types
 from pygls.uris import to_fs_path
 from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol
 
 from ..findings import Report
 from . import actions as act
@@ -45,6 +48,60 @@ def _version() -> str:
         return "0"
 
 
+class DaemonExecutor(concurrent.futures.Executor):
+    """One worker on a daemon thread, so that `exit` ends the process even while an analysis runs
+    (ThreadPoolExecutor's threads are joined at interpreter exit). Its stack is large: libcst's native
+    parser recurses on the C stack of the thread that calls it."""
+
+    STACK_BYTES = 64 * 1024 * 1024
+
+    def __init__(self, name: str) -> None:
+        self._queue: queue.SimpleQueue = queue.SimpleQueue()
+        previous = threading.stack_size(self.STACK_BYTES)
+        try:
+            self._thread = threading.Thread(target=self._work, name=name, daemon=True)
+            self._thread.start()
+        finally:
+            threading.stack_size(previous)
+
+    def submit(self, fn, /, *args, **kwargs) -> concurrent.futures.Future:
+        future: concurrent.futures.Future = concurrent.futures.Future()
+        self._queue.put((future, fn, args, kwargs))
+        return future
+
+    def _work(self) -> None:
+        while True:
+            item = self._queue.get()
+            if item is None:
+                return
+            future, fn, args, kwargs = item
+            if not future.set_running_or_notify_cancel():
+                continue
+            try:
+                result = fn(*args, **kwargs)
+            except BaseException as exc:  # handed to the awaiting coroutine
+                future.set_exception(exc)
+            else:
+                future.set_result(result)
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        self._queue.put(None)
+        if wait:
+            self._thread.join()
+
+
+class GradguardProtocol(LanguageServerProtocol):
+    """pygls, plus the lifecycle as the spec says it: after `shutdown` every request but `exit` gets an
+    InvalidRequest error (pygls drops them unanswered, so clients wait for ever)."""
+
+    def handle_message(self, message):
+        if self._shutdown and getattr(message, "method", types.EXIT) != types.EXIT and getattr(message, "id", None) is not None:
+            self._send_response(message.id, error=types.ResponseError(
+                code=types.ErrorCodes.InvalidRequest, message="gradguard: the server is shutting down"))
+            return
+        super().handle_message(message)
+
+
 @dataclass
 class Analysis:
     snapshot: Snapshot
@@ -67,11 +124,13 @@ class GradguardServer(LanguageServer):
                 ],
                 save=True,
             ),
+            protocol_cls=GradguardProtocol,
         )
         from ..engine import Engine
 
         self.engine = Engine()
-        self.engine_pool = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="gg-engine")
+        self.engine_pool = DaemonExecutor("gg-engine")
+        self.exit_status = 0  # 1 when the client sends `exit` without `shutdown`, as the spec says
         self.settings = SettingsStore()
         self.locale: str | None = None
         self.root_path: str | None = None
@@ -156,6 +215,26 @@ class GradguardServer(LanguageServer):
             fnmatch.fnmatch(rel, pattern) or any(fnmatch.fnmatch(part, pattern) for part in PurePath(rel).parts)
             for pattern in config.exclude
         )
+
+    def workspace_roots(self) -> list[str]:
+        """The workspace folders as normalised file system paths (the root path if there are none)."""
+        roots = [to_fs_path(f.uri) for f in list(self.workspace.folders.values())]
+        if not roots and self.root_path:
+            roots = [self.root_path]
+        return [os.path.normpath(r) for r in roots if r]
+
+    def in_workspace(self, snap: Snapshot) -> bool:
+        """Files outside every workspace folder get no diagnostics (a repository's symlinks and editors
+        opening system files must not make the server read and report on them). Without folders (a
+        single file opened) everything is in; so are buffers that are not files (untitled:)."""
+        if not snap.pieces or not snap.pieces[0].uri.startswith("file:"):
+            return True
+        roots = self.workspace_roots()
+        if not roots:
+            return True
+        path = os.path.normpath(snap.path)
+        return any(path == root or path.startswith(root.rstrip("/\\") + "/") or path.startswith(root.rstrip("/\\") + os.sep)
+                   for root in roots)
 
     def lang_for(self, settings: Settings, config=None) -> str:
         if settings.language in ("en", "zh"):
@@ -245,8 +324,9 @@ class GradguardServer(LanguageServer):
         """Runs on the engine thread."""
         config = self.config_for(snap.path, settings)
         lang = self.lang_for(settings, config)
-        if os.path.isabs(snap.path) and self.excluded(snap.path, config):
+        if (os.path.isabs(snap.path) and self.excluded(snap.path, config)) or not self.in_workspace(snap):
             return Analysis(snap, Report(snap.path), lang, Positions(snap, self.workspace.position_codec))
+        self.engine.read_roots = tuple(self.workspace_roots()) or None
         report = self.engine.check(snap.text, snap.path, config, lang)
         self._trim_parse_cache(snap.key, report)
         positions = Positions(snap, self.workspace.position_codec)
@@ -396,6 +476,12 @@ async def _watch_pyproject(ls: GradguardServer) -> None:
 @server.feature(types.SHUTDOWN)
 def shutdown(ls: GradguardServer, *_args) -> None:
     ls.jedi.shutdown()
+
+
+@server.feature(types.EXIT)
+def exit_(ls: GradguardServer, *_args) -> None:
+    ls.exit_status = 0 if ls.protocol._shutdown else 1
+    ls.jedi.shutdown()  # without `shutdown` its process pool (warming up torch) would keep the process alive
 
 
 # ---- text documents ---------------------------------------------------------------------
@@ -716,4 +802,4 @@ def main(argv: list[str] | None = None) -> int:
         server.start_tcp(args.host, args.port)
     else:
         server.start_io()
-    return 0
+    return server.exit_status
