@@ -212,3 +212,11 @@ def test_fix_keeps_line_endings_and_bom_byte_for_byte(tmp_path):
 def test_fix_through_stdin_keeps_line_endings_and_bom():
     out = _gradguard("--fix", "--unsafe-fixes", "--stdin-filename", "train.py", "-", stdin=MIXED)
     assert out.stdout == _expected_mixed()
+
+
+def test_list_state_stays_a_list():
+    text = RNN_CELL.replace("h = torch.zeros(1, 4)\n", "hs = [torch.zeros(1, 4), torch.zeros(1, 4)]\n") + (
+        "    a = cell(x, hs[0])\n    b = cell(x, hs[1])\n    loss = head(a + b).sum()\n" + STEP + "    hs = [a, b]\n")
+    finding = only(text, "GG403")
+    assert [e.new_text for e in finding.fix.edits] == ["[s.detach() for s in [a, b]]"]
+    trains(fixed_with(text, finding))

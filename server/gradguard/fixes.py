@@ -536,15 +536,19 @@ def _detach_tuple_value(ctx, value, hint) -> tuple[Edit, str] | None:
         return None
     span, old = found
     inner = old if is_primary(value) else f"({old})"
-    new = f"tuple(s.detach() for s in {inner})"
     original = _parse_expression(old)
     if original is None:
         return None
-    expected = ast.Call(func=ast.Name("tuple", ast.Load()), args=[ast.GeneratorExp(
-        elt=ast.Call(func=ast.Attribute(value=ast.Name("s", ast.Load()), attr="detach", ctx=ast.Load()), args=[],
-                     keywords=[]),
-        generators=[ast.comprehension(target=ast.Name("s", ast.Store()), iter=original, ifs=[], is_async=0)])],
-        keywords=[])
+    element = ast.Call(func=ast.Attribute(value=ast.Name("s", ast.Load()), attr="detach", ctx=ast.Load()), args=[],
+                       keywords=[])
+    loop = [ast.comprehension(target=ast.Name("s", ast.Store()), iter=original, ifs=[], is_async=0)]
+    if isinstance(value, (cst.List, cst.ListComp)):  # a list stays a list
+        new = f"[s.detach() for s in {inner}]"
+        expected = ast.ListComp(elt=element, generators=loop)
+    else:
+        new = f"tuple(s.detach() for s in {inner})"
+        expected = ast.Call(func=ast.Name("tuple", ast.Load()), args=[ast.GeneratorExp(elt=element, generators=loop)],
+                            keywords=[])
     if not _same(_parse_expression(new), expected):
         return None
     return Edit(span, new), new
