@@ -68,10 +68,11 @@ def _named_lines(finding: dict, path: str) -> set[int]:
     """The lines a finding points the user at as the bug (not the save line: that is where the tensor was
     saved, not what to change)."""
     lines = set()
-    for role in ("write", "raised", "freed_by", "backward", "carry"):
+    for role in ("write", "raised", "freed_by", "backward", "carry", "module", "created"):
         site = finding.get(role)
         if isinstance(site, dict) and os.path.realpath(site.get("file", "")) == os.path.realpath(path):
             lines.add(site.get("line"))
+            lines.add(site.get("inference_mode_line"))
     return lines
 
 

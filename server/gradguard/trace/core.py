@@ -17,9 +17,11 @@ from __future__ import annotations
 
 import inspect
 import itertools
+import linecache
 import os
 import sys
 import sysconfig
+import warnings
 import weakref
 from collections import deque
 from dataclasses import dataclass
@@ -54,6 +56,7 @@ def _skip_prefixes() -> tuple[str, ...]:
 
 _SKIP = _skip_prefixes()
 _TORCH_DIR = os.path.dirname(os.path.abspath(torch.__file__)) + os.sep
+_inference_mode_enabled = torch.is_inference_mode_enabled
 _IS_USER: dict[str, bool] = {}
 
 
@@ -134,6 +137,7 @@ class InplaceWrite:
     version_after: int
     start: int
     end: int  # byte range written (over-approximated by the tensor's extent)
+    module: tuple | None = None  # (file, line, "nn.ReLU(inplace=True)"): the torch module that wrote, where it was made
 
 
 def _extent(t: torch.Tensor) -> tuple[int, int]:
@@ -220,6 +224,8 @@ class _WriteWatcher(TorchFunctionMode):
         code = kind[0]
         try:  # free in CPython 3.11+ unless torch raises
             if code == _PLAIN:
+                if _inference_mode_enabled():
+                    return self.tracer._inference_call(func, args, kwargs or {})
                 if kwargs:
                     if "out" in kwargs and self.tracer.live:
                         return self.tracer._watched_call(func, args, kwargs, kwargs["out"], _op_name(func) + "(out=)")
@@ -290,10 +296,16 @@ class Tracer:
         self._keys: dict[tuple, report.TraceFinding] = {}  # one finding per (kind, lines)
         self._pending: dict[int, tuple[BaseException, report.TraceFinding]] = {}
         self._reported = 0  # findings[:_reported] have had their full report printed
+        self.module_sites: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # module -> (file, line)
+        self.inference_sites: dict[int, tuple] = {}  # storage key -> (weakref, file, line, op) made under inference_mode
         self._active = False
 
     # -- installation ---------------------------------------------------------------------
     def __enter__(self) -> "Tracer":
+        self._showwarning = warnings.showwarning
+        warnings.showwarning = self._show_warning
+        self._module_init = torch.nn.Module.__init__
+        torch.nn.Module.__init__ = _recording_init(self._module_init, self.module_sites)
         self._hooks = torch.autograd.graph.saved_tensors_hooks(self._pack, self._unpack)
         self._hooks.__enter__()
         self._mode = _WriteWatcher(self)
@@ -305,6 +317,9 @@ class Tracer:
         self._active = False
         self._mode.__exit__(exc_type, exc, tb)
         self._hooks.__exit__(exc_type, exc, tb)
+        torch.nn.Module.__init__ = self._module_init
+        if warnings.showwarning == self._show_warning:
+            warnings.showwarning = self._showwarning
         if exc is not None:
             self.confirm(exc)
             prune_traceback(exc)
@@ -431,10 +446,11 @@ class Tracer:
         result = func(*args, **kwargs)
         file, line, via = _user_frame(3)
         op = op or _op_name(func)
+        module = self._module_site() if via.startswith(_TORCH_DIR + "nn" + os.sep) else None
         for t, key, before in hits:
             start, end = _extent(t)
             write = InplaceWrite(seq, file, line, op, _module_of(via), before, t._version,
-                                 start, end)
+                                 start, end, module)
             log = self.writes.get(key)
             if log is None:
                 log = self.writes[key] = deque(maxlen=_WRITE_LOG_LIMIT)
@@ -458,6 +474,66 @@ class Tracer:
             self._warned.add(pair)
             self.emit(report.write_warning(kind, save, write, now, self.lang))
 
+    def _show_warning(self, message, category, filename, lineno, file=None, line=None):
+        """Warnings torch raises from C++ point at the innermost Python frame, the watcher's: show the
+        user's line instead, as without the tracer."""
+        if _tracer_frame(filename):
+            filename, lineno, _ = _user_frame(2)
+            line = linecache.getline(filename, lineno)
+        self._showwarning(message, category, filename, lineno, file, line)
+
+    def _inference_call(self, func, args, kwargs):
+        """An op under inference_mode: remember where its results were made, so that "Inference tensors
+        cannot be saved for backward" later names the line that created the tensor."""
+        result = func(*args, **kwargs)
+        sites = self.inference_sites
+        for t in _tensors(result):
+            key = _storage_key(t)
+            if key is None:
+                continue
+            known = sites.get(key)
+            if known is None or known[0]() is None:  # new, or a freed storage whose address was reused
+                if len(sites) >= 4096:
+                    sites.pop(next(iter(sites)))
+                file, line, _ = _user_frame(3)
+                try:
+                    sites[key] = (weakref.ref(t), file, line, _op_name(func))
+                except TypeError:
+                    pass
+        return result
+
+    def _created_site(self, args, kwargs):
+        """(file, line, op) where an inference tensor among the arguments was created, if seen."""
+        for value in [*args, *kwargs.values()]:
+            for t in _tensors(value):
+                try:
+                    if t.is_inference():
+                        site = self.inference_sites.get(_storage_key(t))
+                        if site is not None and site[0]() is not None:
+                            return site[1:]
+                except Exception:
+                    continue
+        return None
+
+    def _module_site(self):
+        """(file, line, description) where the nn.Module whose forward is running was constructed: a write
+        inside torch's own modules (nn.ReLU(inplace=True) in an nn.Sequential) is then traced to the line
+        that created that module."""
+        frame = sys._getframe(2)
+        while frame is not None:
+            module = frame.f_locals.get("self") if frame.f_code.co_name == "forward" else None
+            if module is not None:
+                try:
+                    site = self.module_sites.get(module)
+                except TypeError:
+                    site = None
+                if site is not None:
+                    return (site[0], site[1], _describe_module(module))
+            if _is_user_file(frame.f_code.co_filename):
+                return None  # the user's own code called in: the module is not torch's
+            frame = frame.f_back
+        return None
+
     # -- errors torch raises itself -------------------------------------------------------
     def _torch_raised(self, exc: RuntimeError, func, code: int, args, kwargs) -> None:
         """Torch raised `exc` from `func`: explain the autograd errors raised at the line itself (leaf,
@@ -473,12 +549,15 @@ class Tracer:
         if code == _BACKWARD and "Trying to backward through the graph a second time" in text:
             finding = self._backward_twice(text, args, kwargs)
         else:
-            kind = _write_time_kind(text)
+            kind = _write_time_kind(text) if code != _BACKWARD else None
             if kind is None:
-                return
+                return  # not an autograd error raised at the line itself (inside backward: not the write)
             file, line, _ = _user_frame(3)
+            created = self._created_site(args, kwargs) if kind.id.startswith("inference") else None
             finding = report.torch_error(kind=kind, torch_message=text.split("\n")[0], file=file, line=line,
-                                         op=_op_name(func), lang=self.lang)
+                                         op=_op_name(func), created=created,
+                                         module=self._module_site() if kind.id != "inference-saved" else None,
+                                         lang=self.lang)
         if len(self._pending) >= 64:  # errors the program caught keep their frames alive: keep few
             self._pending.pop(next(iter(self._pending)))
         self._pending[id(exc)] = (exc, finding)
@@ -536,7 +615,7 @@ class Tracer:
 
 
 _WRITE_TIME_KINDS = ("view-of-leaf-inplace", "leaf-inplace", "multi-output-view", "multi-output-view-base",
-                     "no-grad-view", "out-argument", "overlapping-write", "inference-inplace", "inference-saved",
+                     "no-grad-view", "out-argument", "overlapping-write", "input-overlap", "inference-inplace", "inference-saved",
                      "inference-requires-grad")
 _WRITE_TIME = [k for k in catalog.KINDS if k.id in _WRITE_TIME_KINDS]
 
@@ -574,6 +653,27 @@ def _find_freed(roots, current: int, limit: int = 20000):
             return (*tag, node.name())
         todo.extend(fn for fn, _ in node.next_functions)
     return None
+
+
+def _recording_init(original, sites):
+    """nn.Module.__init__ that also records the user line constructing the module."""
+    def __init__(self, *args, **kwargs):
+        original(self, *args, **kwargs)
+        try:
+            file, line, _ = _user_frame(2)
+            if line:
+                sites[self] = (file, line)
+        except Exception:
+            pass
+    __init__.__wrapped__ = original
+    return __init__
+
+
+def _describe_module(module) -> str:
+    name = type(module).__name__
+    if getattr(module, "inplace", False) is True:
+        return f"nn.{name}(inplace=True)" if type(module).__module__.startswith("torch.nn") else f"{name}(inplace=True)"
+    return f"nn.{name}" if type(module).__module__.startswith("torch.nn") else name
 
 
 _TRACER_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep

@@ -36,6 +36,8 @@ class TraceFinding:
     freed_by: dict | None = None  # backward-twice: {"file", "line", "call"} of the backward() that freed the graph
     backward: dict | None = None  # backward-twice: {"file", "line", "call"} of the failing backward()
     carry: dict | None = None  # backward-twice: {"file", "line", "code"} state carried without detach()
+    module: dict | None = None  # {"file", "line", "module"}: where the torch module that wrote was constructed
+    created: dict | None = None  # inference errors: {"file", "line", "op"} where inference_mode made the tensor
     i18n: dict = field(default_factory=dict)  # lang -> {"message", "why", "fix"}
     count: int = 1  # how many times the program hit it (a loop repeats a finding)
 
@@ -56,7 +58,7 @@ class TraceFinding:
             "why": self.why,
             "fix": self.fix,
         }
-        for name in ("error", "raised", "freed_by", "backward", "carry"):
+        for name in ("error", "raised", "freed_by", "backward", "carry", "module", "created"):
             value = getattr(self, name)
             if value:
                 doc[name] = value
@@ -182,6 +184,14 @@ T = {
         "summary": "gradguard trace: {n} finding(s), written to {path}",
         "error_at": "gradguard trace: error", "colon": ": ",
         "detach_or_tuple": "{a}` or, for an (h, c) tuple, `{b}",
+        "sep": "; ", "created": "created", "module": "module",
+        "msg_created": "the inference tensor was created under inference_mode at {loc}",
+        "msg_scope": " (inference mode entered at line {line})",
+        "msg_module": "the write is done by the {module} created at {loc}",
+        "module_row": "{module} created at {loc}",
+        "why_module": ("during the forward call at line {save}, {node} saved a tensor for backward, and then the "
+                       "{module} created at line {line} overwrote that tensor in place"),
+        "fix_module": "create that module with inplace=False (line {line}), or clone() its input",
         "line": "line", "op": "op", "torch": "torch",
         "msg_raised": "{title} at {loc} ({op}); torch raised the error at this line",
         "bw_call": "backward() at {loc} (call {n})",
@@ -264,6 +274,13 @@ T = {
         "summary": "gradguard trace: {n} 个发现，已写入 {path}",
         "error_at": "gradguard trace: 错误", "colon": "：",
         "detach_or_tuple": "{a}`；如果是 (h, c) 元组，用 `{b}",
+        "sep": "；", "created": "创建", "module": "模块",
+        "msg_created": "这个推理张量（inference tensor）在 {loc} 的 inference_mode 中创建",
+        "msg_scope": "（第 {line} 行进入推理模式）",
+        "msg_module": "写入由 {loc} 创建的 {module} 完成",
+        "module_row": "{module} 创建于 {loc}",
+        "why_module": "在第 {save} 行的前向调用中，{node} 为反向传播保存了一个张量，随后第 {line} 行创建的 {module} 原地覆盖了这个张量",
+        "fix_module": "创建该模块时使用 inplace=False（第 {line} 行），或先复制（`clone()`）它的输入",
         "line": "代码行", "op": "操作", "torch": "torch 报错",
         "msg_raised": "{loc}：{title}（{op}）；torch 在这一行抛出错误",
         "bw_call": "{loc} 的 backward()（{n}调用）",
@@ -375,7 +392,13 @@ def stale_save(*, tensor, node, save_file, save_line, saved_version, now, write,
         backward_sites=backward_sites)
     write_json = ({"file": os.path.abspath(write.file), "line": write.line, "op": write.op}
                   if write is not None else None)
-    return TraceFinding(
+    module = _module_json(write.module) if write is not None else None
+    return TraceFinding(module=module, **_stale_fields(parts, save_file, save_line, node, write_json, tensor,
+                                                        saved_version, now, torch_message, i18n))
+
+
+def _stale_fields(parts, save_file, save_line, node, write_json, tensor, saved_version, now, torch_message, i18n):
+    return dict(
         kind="stale-save", severity="error", message=parts["message"],
         save={"file": os.path.abspath(save_file), "line": save_line, "node": node},
         write=write_json, tensor={"shape": _shape(tensor), "dtype": _dtype(tensor)},
@@ -402,6 +425,10 @@ def _stale_parts(*, tensor, node, save_file, save_line, saved_version, now, writ
         write_line = (f"{_loc(write.file, write.line)}  {_source(write.file, write.line)}\n"
                       f"           " + tr["write_by"].format(op=write.op, via=via, a=write.version_before,
                                                              b=write.version_after))
+        if write.module is not None:
+            m = write.module
+            message += tr["sep"] + tr["msg_module"].format(module=m[2], loc=_loc(m[0], m[1]))
+            write_line += f"\n           {tr['module_row'].format(module=m[2], loc=_loc(m[0], m[1]))}  {_source(m[0], m[1])}"
     else:
         message = tr["msg_stale_unseen"].format(**fmt)
         write_line = tr["write_unseen"].format(n=now - saved_version)
@@ -437,6 +464,10 @@ def _why_stale(tr, lang, tensor, node, save_file, save_line, write, saved, now, 
             return (tr["why_optim_shared"].format(save=save_line, b1=first[2], write=write.line, b2=current[2]),
                     tr["fix_optim_shared"])
         return tr["why_optim"].format(write=write.line, save=save_line), tr["fix_optim"]
+    if write.module is not None:
+        m = write.module
+        return (tr["why_module"].format(node=node or tr["unknown_node"], module=m[2], line=m[1], save=save_line),
+                tr["fix_module"].format(module=m[2], line=m[1]))
     if write.file == save_file and write.line == save_line:
         return tr["why_same_line"].format(line=save_line), tr["fix_same_line"]
     if node in _OUTPUT_SAVING:
@@ -461,6 +492,7 @@ def silent_write(*, tensor, node, save_file, save_line, version, write, lang) ->
         write={"file": os.path.abspath(write.file), "line": write.line, "op": write.op},
         tensor={"shape": _shape(tensor), "dtype": _dtype(tensor)}, versions={"saved": version, "now": version},
         why=parts["why"], fix=parts["fix"], text=parts["text"], error_text=parts["text"], i18n=i18n,
+        module=_module_json(write.module),
     )
 
 
@@ -485,27 +517,80 @@ def _silent_parts(*, tensor, node, save_file, save_line, version, write, lang) -
     return {"message": message, "why": why, "fix": fix, "text": text}
 
 
-def torch_error(*, kind, torch_message, file, line, op, lang) -> TraceFinding:
+def torch_error(*, kind, torch_message, file, line, op, lang, created=None, module=None) -> TraceFinding:
     """An autograd error torch raised at the line itself (leaf, view, out=, inference, overlap)."""
     parts, i18n = _in_all_languages(_torch_error_parts, lang, kind=kind, torch_message=torch_message,
-                                    file=file, line=line, op=op)
+                                    file=file, line=line, op=op, created=created, module=module)
     site = {"file": os.path.abspath(file), "line": line, "op": op}
     saves = kind.id == "inference-saved"  # raised by the op that would save the tensor, not by a write
     return TraceFinding(
         kind="torch-error", severity="error", message=parts["message"], error=kind.id, raised=site,
         save={"file": site["file"], "line": line, "node": None} if saves else None,
         write=None if saves else dict(site), tensor=None, versions=None, why=parts["why"], fix=parts["fix"],
-        text=parts["text"], error_text=torch_message, i18n=i18n,
+        text=parts["text"], error_text=torch_message, i18n=i18n, module=_module_json(module),
+        created=_created_json(created),
     )
 
 
-def _torch_error_parts(*, kind, torch_message, file, line, op, lang) -> dict:
+def _created_json(created) -> dict | None:
+    if not created:
+        return None
+    doc = {"file": os.path.abspath(created[0]), "line": created[1], "op": created[2]}
+    scope = _inference_scope(created[0], created[1])
+    if scope is not None:
+        doc["inference_mode_line"] = scope
+    return doc
+
+
+def _inference_scope(path: str, line: int) -> int | None:
+    """The line of the `with torch.inference_mode():` or `@torch.inference_mode()` around `line`."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            tree = ast.parse(fh.read(2_000_000))
+    except (OSError, SyntaxError, ValueError, RecursionError):
+        return None
+    best = None
+    for node in ast.walk(tree):
+        if not (node.lineno <= line <= (getattr(node, "end_lineno", None) or node.lineno)) if hasattr(node, "lineno") else True:
+            continue
+        exprs = []
+        if isinstance(node, (ast.With, ast.AsyncWith)):
+            exprs = [item.context_expr for item in node.items]
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            exprs = node.decorator_list
+        for expr in exprs:
+            if any(isinstance(n, (ast.Attribute, ast.Name)) and getattr(n, "attr", getattr(n, "id", "")) == "inference_mode"
+                   for n in ast.walk(expr)):
+                if best is None or expr.lineno > best:
+                    best = expr.lineno
+    return best
+
+
+def _module_json(module) -> dict | None:
+    return {"file": os.path.abspath(module[0]), "line": module[1], "module": module[2]} if module else None
+
+
+def _torch_error_parts(*, kind, torch_message, file, line, op, lang, created=None, module=None) -> dict:
     tr = _t(lang)
     title = kind.title[lang]
     message = tr["msg_raised"].format(title=title, loc=_loc(file, line), op=op)
     why, fix = kind.meaning[lang], kind.fix[lang]
+    scope = _inference_scope(created[0], created[1]) if created is not None else None
+    if created is not None:
+        message += tr["sep"] + tr["msg_created"].format(loc=_loc(created[0], created[1]))
+        if scope is not None:
+            message += tr["msg_scope"].format(line=scope)
+    if module is not None:
+        message += tr["sep"] + tr["msg_module"].format(module=module[2], loc=_loc(module[0], module[1]))
     rows = [f"{tr['error_at']} [{kind.id}]{tr['colon']}{title}",
-            _row(tr["line"], f"{_loc(file, line)}  {_source(file, line)}"),
+            _row(tr["line"], f"{_loc(file, line)}  {_source(file, line)}")]
+    if created is not None:
+        rows.append(_row(tr["created"], f"{_loc(created[0], created[1])}  {_source(created[0], created[1])}"))
+        if scope is not None:
+            rows.append(_row("", f"{_loc(created[0], scope)}  {_source(created[0], scope)}"))
+    if module is not None:
+        rows.append(_row(tr["module"], f"{_loc(module[0], module[1])}  {_source(module[0], module[1])}"))
+    rows += [
             _row(tr["op"], op),
             _row(tr["torch"], torch_message),
             _row(tr["why"], why),
