@@ -5,16 +5,22 @@ PY      ?= python3
 VENV    := .venv
 VPY     := $(abspath $(VENV))/bin/python
 STAMP   := $(VENV)/.installed
+DEMO_STAMP := $(VENV)/.installed-demo
 TEST_TARGETS :=
 DEMO_TARGETS :=
 
-.PHONY: setup demo test pytest clean
+.PHONY: setup demo-setup demo test pytest clean
 
 all: test
 
-$(STAMP): pyproject.toml
+# `make demo` needs only gradguard itself (no torch, no test tools); `make setup` adds those for the tests.
+$(DEMO_STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
 	$(VPY) -m pip install -q --upgrade pip
+	$(VPY) -m pip install -q -e .
+	touch $(DEMO_STAMP)
+
+$(STAMP): $(DEMO_STAMP) pyproject.toml
 	# torch==2.13.0 is the CPU build that lies on this machine's disk; any looser spec may pull CUDA.
 	$(VPY) -m pip install -q torch==2.13.0
 	$(VPY) -m pip install -q -e '.[test]'
@@ -22,9 +28,11 @@ $(STAMP): pyproject.toml
 
 setup: $(STAMP)
 
+demo-setup: $(DEMO_STAMP)
+
 -include mk/*.mk
 
-demo: setup $(DEMO_TARGETS)
+demo: demo-setup $(DEMO_TARGETS)
 	@echo "== gradguard check examples/"
 	$(VENV)/bin/gradguard check examples/ ; test $$? -le 1
 

@@ -1,14 +1,31 @@
 # The VS Code extension (client-vscode/) and the real-client end-to-end tests (tests/e2e/).
-#   make vsix   builds client-vscode/gradguard-<version>.vsix (part of `make demo`)
-#   make e2e    installs what the tests need (Debian packages, code-server, playwright-core) and runs
-#               the Neovim and the code-server + Chromium tests (part of `make test`)
-# Everything is installed idempotently; code-server is cached outside the repo in $(E2E_CACHE).
+#   make vsix       builds one platform-specific client-vscode/gradguard-<version>-<target>.vsix per
+#                   VSIX_TARGETS, each carrying the server and its Python dependencies (part of `make demo`)
+#   make vsix-host  only the one for this machine (what `make e2e` installs)
+#   make e2e        installs what the tests need (Debian packages, code-server, playwright-core) and runs
+#                   the bundle smoke test, Neovim, and the code-server + Chromium tests (part of `make test`)
+# Everything is installed idempotently; code-server is cached outside the repo in $(E2E_CACHE), the wheels
+# the bundles are made of in $(BUNDLE_CACHE).
 
 CLIENT_DIR      := client-vscode
 CLIENT_VERSION  := $(shell sed -n 's/^  "version": "\(.*\)",$$/\1/p' $(CLIENT_DIR)/package.json)
-VSIX            := $(CLIENT_DIR)/gradguard-$(CLIENT_VERSION).vsix
-CLIENT_SOURCES  := $(wildcard $(CLIENT_DIR)/src/*.ts) $(addprefix $(CLIENT_DIR)/,package.json tsconfig.json esbuild.mjs .vscodeignore README.md LICENSE)
+CLIENT_SOURCES  := $(wildcard $(CLIENT_DIR)/src/*.ts) $(addprefix $(CLIENT_DIR)/,package.json tsconfig.json esbuild.mjs .vscodeignore README.md LICENSE images/icon.png)
 CLIENT_NPM      := $(CLIENT_DIR)/node_modules/.installed
+
+# VS Code targets whose libcst wheels PyPI has for every CPython of client-vscode/bundle/pythons.txt
+# (libcst 1.9.0 has no macOS x86_64 or Windows arm64 wheels).
+VSIX_TARGETS    ?= linux-x64 linux-arm64 alpine-x64 darwin-arm64 win32-x64
+HOST_TARGET     := $(if $(filter aarch64 arm64,$(shell uname -m)),linux-arm64,linux-x64)
+vsix_file        = $(CLIENT_DIR)/gradguard-$(CLIENT_VERSION)-$(1).vsix
+VSIX_HOST       := $(call vsix_file,$(HOST_TARGET))
+VSIX_ALL        := $(foreach t,$(VSIX_TARGETS),$(call vsix_file,$(t)))
+BUNDLE_CACHE    ?= $(HOME)/.cache/gradguard-bundle
+BUNDLE_INPUTS   := $(shell find server/gradguard -type f -not -path '*/__pycache__/*' -not -name '*.pyc') pyproject.toml \
+                   $(wildcard $(CLIENT_DIR)/bundle/*) $(CLIENT_DIR)/python/launch.py $(CLIENT_DIR)/scripts/bundle_server.py
+# No repository field (there is no public one), README image packaged (not rewritten to a URL), and no
+# secret scan of the 1,900 files of third-party wheels (vsce's secretlint takes minutes on them).
+VSCE_FLAGS      := --no-dependencies --allow-missing-repository --no-rewrite-relative-links \
+                   --allow-package-all-secrets --allow-package-env-file
 
 # code-server 4.100.3 (VS Code 1.100.3) is the last release that runs on Node 20.
 CODE_SERVER_VERSION := 4.100.3
@@ -23,16 +40,26 @@ SUDO            := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEMO_TARGETS += vsix
 TEST_TARGETS += e2e
 
-.PHONY: vsix e2e e2e-deps e2e-apt e2e-readme-shot
+.PHONY: vsix vsix-host e2e e2e-deps e2e-apt e2e-readme-shot
 
 $(CLIENT_NPM): $(CLIENT_DIR)/package-lock.json
 	cd $(CLIENT_DIR) && npm ci --no-audit --no-fund
 	touch $@
 
-$(VSIX): $(CLIENT_NPM) $(CLIENT_SOURCES)
-	cd $(CLIENT_DIR) && npx vsce package --no-dependencies --out gradguard-$(CLIENT_VERSION).vsix
+# The targets share client-vscode/bundled/, so one is assembled and packaged at a time (flock, for make -j).
+$(CLIENT_DIR)/gradguard-$(CLIENT_VERSION)-%.vsix: $(CLIENT_NPM) $(CLIENT_SOURCES) $(BUNDLE_INPUTS) docs/img/hover.png | $(STAMP)
+	cd $(CLIENT_DIR) && npx tsc --noEmit
+	@flock $(CLIENT_DIR)/.bundle.lock sh -ec '\
+	  cp docs/img/hover.png $(CLIENT_DIR)/images/hover.png; \
+	  $(VPY) $(CLIENT_DIR)/scripts/bundle_server.py --target $* --cache $(BUNDLE_CACHE); \
+	  cd $(CLIENT_DIR); \
+	  npx vsce package --target $* $(VSCE_FLAGS) --out gradguard-$(CLIENT_VERSION)-$*.vsix > .vsce-$*.log 2>&1 \
+	    || { cat .vsce-$*.log; exit 1; }; \
+	  grep DONE .vsce-$*.log; rm -f .vsce-$*.log'
 
-vsix: $(VSIX)
+vsix: $(VSIX_ALL)
+
+vsix-host: $(VSIX_HOST)
 
 # Debian packages: the browser, the second client, and what the code-server build needs
 # (kerberos headers; Debian's ripgrep instead of @vscode/ripgrep's GitHub download).
@@ -50,8 +77,8 @@ $(E2E_NPM): tests/e2e/package-lock.json
 
 e2e-deps: e2e-apt $(CODE_SERVER_OK) $(E2E_NPM)
 
-e2e: setup $(VSIX) e2e-deps
-	tests/e2e/run.sh $(VPY) $(CODE_SERVER) $(abspath $(VSIX))
+e2e: setup $(VSIX_HOST) e2e-deps
+	tests/e2e/run.sh $(VPY) $(CODE_SERVER) $(abspath $(VSIX_HOST))
 
 # Refreshes the README's screenshot from the last e2e run.
 e2e-readme-shot:

@@ -34,6 +34,17 @@ Columns (see the CSV header):
                 expand: a view whose elements overlap (in-place on it is refused)
   params        nn modules only: modifying the parameters (under no_grad) after forward
                 breaks backward (all arguments and parameters requiring grad)
+  output_of     what torch's "modified by an inplace operation" error prints after "which is output 0
+                of" for a tensor this op produced: its grad_fn's name without "Backward"
+                (SigmoidBackward0 -> Sigmoid, LeakyReluBackward1 -> LeakyRelu1; checked against
+                the real error of every row whose output is saved); "-" when the output has no grad_fn
+  inplace_output_of  the same for the op's in-place form (`Tensor.<name>_`, `Tensor.__i<op>__`,
+                `inplace=True` of a functional or an nn module): a tensor written by it is printed as
+                "output 0 of" this; "-" when the op has no in-place form
+  params_output_of  nn modules whose parameters are saved: the name torch prints for a stale saved
+                parameter (read from the error after modifying the parameters), "-" when it prints
+                none (the parameter itself was saved: a leaf); empty for functions and other modules
+  These three hold one value for all the row's names, or one value per name in the order of `names`.
 
 CPU kernels of the installed torch only; results can depend on arguments (batch_first of RNNs,
 eval mode of Dropout, scalar vs tensor operands): the probe arguments below are the ones the
@@ -44,7 +55,9 @@ from __future__ import annotations
 import argparse
 import csv
 import difflib
+import inspect
 import io
+import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -61,8 +74,12 @@ HEADER = """\
 #              one requires grad) | all (every tensor arg, when any requires grad)
 # saves_output: yes | no      view: none | view | multi | expand | alias
 # params: for nn modules, whether the module's parameters are saved by its forward (yes/no)
+# output_of / inplace_output_of / params_output_of: the X torch prints in "which is output 0 of X" for a tensor made
+#   by the op / written by its in-place form / a stale saved parameter of the module ("-": no X printed); one value,
+#   or one per name in the order of `names`
 """
-COLUMNS = ["op", "kind", "saves_input", "saves_output", "view", "params", "names"]
+COLUMNS = ["op", "kind", "saves_input", "saves_output", "view", "params", "output_of", "inplace_output_of",
+           "params_output_of", "names"]
 
 SAVED_ERROR = "modified by an inplace operation"
 
@@ -452,6 +469,10 @@ class Observation:
     view: str
     params: str
     notes: list[str]
+    output_of: str = "-"  # these three may differ between the names of one row
+    inplace_output_of: str = "-"
+    params_output_of: str = ""
+    mismatches: list[str] = field(default_factory=list)  # printed names that disagree with torch's message
 
     def values(self) -> tuple[str, str, str, str]:
         return self.saves_input, self.saves_output, self.view, self.params
@@ -540,14 +561,21 @@ def observe(qualname: str, probe) -> Observation:
     saves_input = classify_inputs(matrix, grad_groups, notes)
 
     full = configs[0]
-    # saves_output
+    # saves_output (and the name torch prints for this op's output)
     r = run(full)
+    first = r.first_output()
+    output_of = printed_name(first.grad_fn)
+    mismatches: list[str] = []
     try:
-        bump(r.first_output())
-        saves_output = "yes" if saved_after(r.backward()) else "no"
+        bump(first)
+        err = r.backward()
+        saves_output = "yes" if saved_after(err) else "no"
+        if saves_output == "yes" and output_phrase(err) != output_of:
+            mismatches.append(f"output: grad_fn gives {output_of}, the error prints {output_phrase(err)}")
     except RuntimeError as e:
         notes.append(f"output cannot be written: {str(e)[:80]}")
         saves_output = "no"
+    inplace_output_of = observe_inplace(qualname, probe, notes, mismatches)
 
     # view
     r = run(full)
@@ -582,8 +610,90 @@ def observe(qualname: str, probe) -> Observation:
             with torch.no_grad():
                 for prm in r.module.parameters():
                     prm.add_(0)
-            params = "yes" if saved_after(r.backward()) else "no"
-    return Observation(saves_input, saves_output, view, params, notes)
+            err = r.backward()
+            params = "yes" if saved_after(err) else "no"
+    params_output_of = (output_phrase(err) if params == "yes" else "-") if is_module else ""
+    return Observation(saves_input, saves_output, view, params, notes, output_of, inplace_output_of,
+                       params_output_of, mismatches)
+
+
+def printed_name(grad_fn) -> str:
+    """How the saved-tensor error names a tensor made by `grad_fn`: `SigmoidBackward0` -> `Sigmoid`,
+    `LeakyReluBackward1` -> `LeakyRelu1` ("-" for none). Every probe checks this against the real message."""
+    if grad_fn is None:
+        return "-"
+    name = grad_fn.name().replace("Backward", "")
+    return name[:-1] if name.endswith("0") else name
+
+
+def output_phrase(err: str | None) -> str:
+    """X of "which is output 0 of X," in a saved-tensor error; "-" when the error names no node."""
+    m = re.search(r"which is output \d+ of ([^,]+),", err or "")
+    return m.group(1) if m else "-"
+
+
+def inplace_form(qualname: str, probe):
+    """The in-place twin of a name: (callable taking the probe's values, description), or None."""
+    parts = qualname.split(".")
+    last = parts[-1]
+    if isinstance(probe, M):
+        cls = resolve(qualname)
+        if "inplace" not in inspect.signature(cls.__init__).parameters:
+            return None
+
+        def call_module(*values):
+            module = cls(*probe.ctor, **{**probe.ctor_kwargs, "inplace": True})
+            module.train()
+            return probe.call(module, *values) if probe.call else module(*values)
+        return call_module, f"{qualname}(inplace=True)"
+    if probe.call is not None:
+        return None
+    owner = torch.Tensor if parts[0] == "Tensor" else resolve(".".join(parts[:-1]))
+    if last.startswith("__r"):
+        return None
+    twin = f"__i{last[2:]}" if last.startswith("__") else f"{last}_"
+    if hasattr(owner, twin) and callable(getattr(owner, twin)):
+        fn = getattr(owner, twin)
+        return (lambda *values: fn(*values, **probe.kwargs)), f"{'.'.join(parts[:-1])}.{twin}"
+    fn = resolve(qualname)
+    try:
+        takes_inplace = "inplace" in inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        takes_inplace = False
+    if takes_inplace:
+        return (lambda *values: fn(*values, **{**probe.kwargs, "inplace": True})), f"{qualname}(inplace=True)"
+    return None
+
+
+def observe_inplace(qualname: str, probe, notes: list[str], mismatches: list[str]) -> str:
+    """The name torch prints for a tensor written by the in-place form, checked against the real error:
+    the tensor is saved (by sin) first, then written, then backward reads the stale save."""
+    form = inplace_form(qualname, probe)
+    if form is None:
+        return "-"
+    call, described = form
+    specs = probe.inputs if isinstance(probe, M) else probe.args
+    torch.manual_seed(0)
+    values = [(s.make(True) if isinstance(s, F) else s.make()) if is_tensor_spec(s) else s for s in specs]
+    written = values[0]
+    keep = written.sin()
+    try:
+        call(*values)
+    except RuntimeError as e:
+        notes.append(f"{described} cannot run: {str(e)[:80]}")
+        return "-"
+    name = printed_name(written.grad_fn)
+    try:
+        keep.sum().backward()
+        err = None
+    except RuntimeError as e:
+        err = str(e)
+    if not saved_after(err):
+        notes.append(f"{described} does not write its input in place")
+        return "-"
+    if output_phrase(err) != name:
+        mismatches.append(f"{described}: grad_fn gives {name}, the error prints {output_phrase(err)}")
+    return name
 
 
 def observe_all() -> list[tuple[str, str, dict[str, Observation]]]:
@@ -603,11 +713,19 @@ def generate(observed=None) -> list[dict[str, str]]:
                             "; ".join(f"{'/'.join(v)}: {' '.join(q)}" for v, q in seen.items()))
             continue
         (si, so, view, params), = seen
+        problems += [f"{qn}: {m}" for qn, obs in by_name.items() for m in obs.mismatches]
         rows.append({"op": op, "kind": kind, "saves_input": si, "saves_output": so, "view": view,
-                     "params": params, "names": " ".join(by_name)})
+                     "params": params, "names": " ".join(by_name),
+                     **{column: per_name([getattr(obs, column) for obs in by_name.values()])
+                        for column in ("output_of", "inplace_output_of", "params_output_of")}})
     if problems:
         raise SystemExit("\n".join(problems))
     return rows
+
+
+def per_name(values: list[str]) -> str:
+    """One value when every name of the row agrees, else one per name (in the order of `names`)."""
+    return values[0] if len(set(values)) == 1 else " ".join(values)
 
 
 def explain(observed, only_notes: bool = False) -> str:

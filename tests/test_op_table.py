@@ -57,7 +57,8 @@ def test_no_name_is_in_two_rows():
 
 def test_loader_gives_typed_rows_by_qualified_name():
     table = load_op_table()
-    assert table.by_name["torch.sin"] == OpRow("sin", "function", "self", False, "none", None, ("torch.sin", "Tensor.sin"))
+    assert table.by_name["torch.sin"] == OpRow("sin", "function", "self", False, "none", None, ("torch.sin", "Tensor.sin"),
+                                               ("Sin", "Sin"), ("Sin", "Sin"), ())
     assert table.by_name["Tensor.exp"].saves_output is True
     assert table.by_name["Tensor.split"].view == "multi"
     assert table.by_name["torch.nn.Linear"].params is True
@@ -77,3 +78,51 @@ def test_loader_does_not_import_torch():
     code = "import sys, gradguard.ops as o; o.load_op_table(); print('torch' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"
+
+
+def test_printed_names_are_what_the_saved_tensor_error_prints():
+    table = load_op_table()
+    assert table.get("torch.sigmoid").printed("output_of", "torch.sigmoid") == "Sigmoid"
+    assert table.get("torch.nn.Tanh").printed("output_of", "torch.nn.Tanh") == "Tanh"
+    assert table.get("torch.nn.Tanh").printed("output_of") is None  # the row's names disagree
+    assert table.get("torch.nn.functional.leaky_relu").printed("inplace_output_of") == "LeakyRelu1"
+    assert table.get("Tensor.__add__").printed("inplace_output_of", "Tensor.__add__") == "Add"  # `+=`
+    assert table.get("torch.nn.Linear").printed("params_output_of", "torch.nn.Linear") == "AsStrided"
+    assert table.get("torch.nn.LSTM").printed("params_output_of") is None  # torch names no node
+    # The same texts, straight from torch: a sigmoid output modified in place, an input saved by sin and then
+    # written by leaky_relu(inplace=True), a Linear whose weight changed after forward.
+    x = torch.rand(3, requires_grad=True)
+
+    def error(build) -> str:
+        with pytest.raises(RuntimeError, match="modified by an inplace operation") as info:
+            build().sum().backward()
+        return str(info.value)
+
+    def sigmoid_then_add():
+        y = torch.sigmoid(x)
+        y.add_(1)
+        return y
+
+    def sin_then_leaky():
+        h = x * 2
+        s = h.sin()
+        torch.nn.functional.leaky_relu(h, inplace=True)
+        return s
+
+    def linear_then_step():
+        lin = torch.nn.Linear(3, 2)
+        out = lin(x)
+        with torch.no_grad():
+            lin.weight.add_(1)
+        return out
+
+    assert "which is output 0 of Sigmoid," in error(sigmoid_then_add)
+    assert "which is output 0 of LeakyRelu1," in error(sin_then_leaky)
+    assert "which is output 0 of AsStrided," in error(linear_then_step)
+
+
+def test_loader_rejects_a_per_name_column_of_the_wrong_length():
+    text = "op,kind,saves_input,saves_output,view,params,output_of,inplace_output_of,params_output_of,names\n" \
+           "a,function,none,no,none,,Sin Cos Tan,-,,torch.sin Tensor.sin\n"
+    with pytest.raises(ValueError, match="output_of has 3 values for 2 names"):
+        parse_op_table(text)

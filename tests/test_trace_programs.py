@@ -1,8 +1,8 @@
 """gradguard trace on real programs (tests/trace_programs/*.py), run under torch CPU.
 
 Each program states what it expects in comments: `expect-kind: stale-save | silent-write |
-torch-error | none`, `expect-error: <text torch raises>`, and `# expect: save` / `# expect: write`
-on the lines the tracer must name.
+torch-error | backward-twice | none`, `expect-error: <text torch raises>`, and `# expect: save` /
+`write` / `raised` / `backward` / `freed` / `carry` on the lines the tracer must name.
 """
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ PROGRAMS = Path(__file__).parent / "trace_programs"
 def expectations(path: Path) -> dict:
     text = path.read_text()
     lines = text.splitlines()
-    marks = {"save": [], "write": []}
+    marks = {"save": [], "write": [], "raised": [], "backward": [], "freed": [], "carry": []}
     for number, line in enumerate(lines, start=1):
         m = re.search(r"#\s*expect:\s*([\w, ]+)", line)
         if m:
@@ -32,8 +32,7 @@ def expectations(path: Path) -> dict:
     return {
         "kind": re.search(r"expect-kind: ([\w-]+)", text).group(1),
         "error": error.group(1).strip() if error else None,
-        "save": marks["save"],
-        "write": marks["write"],
+        **marks,
     }
 
 
@@ -141,15 +140,108 @@ def test_strict_turns_silent_writes_into_errors(tmp_path, capsys):
     assert "fused optimizer step" in doc["findings"][0]["why"]
 
 
+TRACER_FRAMES = ("gradguard/trace", "torch/overrides.py", "__torch_function__")
+
+
 @pytest.mark.parametrize("path", programs("torch-error"), ids=lambda p: p.stem)
-def test_other_autograd_errors_pass_through_unchanged(path, tmp_path, capsys):
+def test_errors_torch_raises_at_the_line_are_reported_once_with_that_line(path, tmp_path, capsys):
     expect = expectations(path)
     assert expect["error"] in plain_error(path)
     status, doc, err = run_traced(path, tmp_path, capsys)
     assert status == 1
-    assert doc["findings"] == []
-    assert "RuntimeError: " in err and expect["error"] in err
-    assert "gradguard/trace" not in err  # the tracer's own frames are not shown
+    assert [f["kind"] for f in doc["findings"]] == ["torch-error"]
+    finding = doc["findings"][0]
+    assert (finding["raised"]["file"], finding["raised"]["line"]) == (str(path), expect["raised"][0])
+    assert finding["why"] and finding["fix"]
+    assert "RuntimeError: " in err and expect["error"] in err  # torch's own error, unchanged
+    assert not [marker for marker in TRACER_FRAMES if marker in err]  # no tracer frames in the traceback
+    assert err.count(f"gradguard trace: error [{finding['error']}]") == 1  # the full report, once
+    assert err.index("RuntimeError: ") < err.index("gradguard trace: error [")  # after the traceback
+    assert f"{path.name}:{expect['raised'][0]}" in err
+
+
+def test_leaf_write_report_explains_the_leaf(tmp_path, capsys):
+    status, doc, err = run_traced(PROGRAMS / "leaf_inplace.py", tmp_path, capsys)
+    finding = doc["findings"][0]
+    assert finding["error"] == "leaf-inplace"
+    assert finding["write"]["op"] in ("__iadd__", "add_")
+    assert "torch.no_grad()" in finding["fix"]
+    assert "w += 1" in err
+
+
+def test_traceback_of_a_functional_write_matches_plain_torch(tmp_path, capsys):
+    program = tmp_path / "relu_leaf.py"
+    program.write_text("import torch\nimport torch.nn.functional as F\n"
+                       "w = torch.rand(3, requires_grad=True)\nF.relu(w, inplace=True)\n")
+    status, doc, err = run_traced(program, tmp_path, capsys)
+    frames = re.findall(r'File "([^"]+)", line (\d+), in (\S+)', err)
+    assert [(Path(f).name, name) for f, _, name in frames] == [("relu_leaf.py", "<module>"), ("functional.py", "relu")]
+    assert doc["findings"][0]["raised"]["line"] == 4
+
+
+def test_backward_twice_names_both_backwards_the_graph_and_the_carried_state(tmp_path, capsys):
+    path = PROGRAMS / "backward_twice.py"
+    expect = expectations(path)
+    assert expect["error"] in plain_error(path)
+    status, doc, err = run_traced(path, tmp_path, capsys)
+    assert status == 1
+    assert [f["kind"] for f in doc["findings"]] == ["backward-twice"]
+    finding = doc["findings"][0]
+    assert finding["save"]["line"] == expect["save"][0] and finding["save"]["node"] == "TanhBackward0"
+    assert (finding["freed_by"]["line"], finding["freed_by"]["call"]) == (expect["freed"][0], 1)
+    assert (finding["backward"]["line"], finding["backward"]["call"]) == (expect["backward"][0], 2)
+    assert (finding["carry"]["line"], finding["carry"]["code"]) == (expect["carry"][0], "h = torch.tanh(h + w)")
+    assert "backward() at line 10 (call #1)" in finding["why"] and "(call #2)" in finding["why"]
+    assert "`h = h.detach()`" in finding["fix"]
+    assert err.count("error [backward-twice]") == 1
+    assert not [marker for marker in TRACER_FRAMES if marker in err]
+
+
+def test_backward_twice_on_two_lines_names_the_first_as_the_one_that_freed(tmp_path, capsys):
+    program = tmp_path / "twice.py"
+    program.write_text("import torch\nw = torch.rand(3, requires_grad=True)\nloss = (w.exp() * 2).sum()\n"
+                       "loss.backward()\nprint('first done')\nloss.backward()\n")
+    status, doc, err = run_traced(program, tmp_path, capsys)
+    finding = doc["findings"][0]
+    assert finding["save"]["line"] == 3
+    assert (finding["freed_by"]["line"], finding["backward"]["line"]) == (4, 6)
+    assert "backward() at line 4 (call #1) freed the saved tensors of the graph built at line 3" in finding["why"]
+    assert finding["carry"] is None if "carry" in finding else True
+
+
+def test_an_error_the_program_catches_is_not_a_finding(tmp_path, capsys):
+    program = tmp_path / "caught.py"
+    program.write_text("import torch\nw = torch.rand(3, requires_grad=True)\ntry:\n    w.add_(1)\n"
+                       "except RuntimeError:\n    pass\n(w * w).sum().backward()\n")
+    status, doc, err = run_traced(program, tmp_path, capsys)
+    assert status == 0 and doc["findings"] == [] and "gradguard" not in err
+
+
+def test_stale_save_is_reported_once_in_full(tmp_path, capsys):
+    status, doc, err = run_traced(PROGRAMS / "rnn_retained_step.py", tmp_path, capsys)
+    assert err.count("error [stale-save]") == 1  # the full report at the end
+    assert err.count("warning [stale-save]") == 1  # the brief warning at the write
+    assert err.count("why ") == 1 and err.count("gradguard: why") == 0  # the exception has no second report
+    assert err.index("RuntimeError: ") < err.index("error [stale-save]")
+
+
+def test_relu_inplace_writing_its_own_saved_result_is_not_reported(tmp_path, capsys):
+    # sigmoid saved g; ReLU(inplace=True) overwrites g (the real bug) and saves its own result, which is valid.
+    status, doc, err = run_traced(PROGRAMS / "relu_inplace_after_sigmoid.py", tmp_path, capsys)
+    assert [f["kind"] for f in doc["findings"]] == ["stale-save"]
+    assert doc["findings"][0]["save"]["node"] == "SigmoidBackward0"
+    assert "silent-write" not in err
+    assert err.count("warning [stale-save]") == 1
+
+
+def test_silent_write_in_a_loop_is_one_finding_with_a_count(tmp_path, capsys):
+    program = tmp_path / "silent_loop.py"
+    program.write_text("import torch\nw = torch.rand(3, requires_grad=True)\nfor _ in range(5):\n"
+                       "    e = w.exp()\n    e.data.mul_(0.5)\n    e.sum().backward()\n")
+    status, doc, err = run_traced(program, tmp_path, capsys)
+    assert [(f["kind"], f["count"]) for f in doc["findings"]] == [("silent-write", 5)]
+    assert err.count("warning [silent-write]: mul_ at ") == 1  # the brief warning at the write, once
+    assert err.count("warning [silent-write]: a tensor saved for backward") == 1  # the full report, once
 
 
 @pytest.mark.parametrize("path", programs("none"), ids=lambda p: p.stem)

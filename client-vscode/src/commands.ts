@@ -1,9 +1,12 @@
 import * as vscode from 'vscode';
 import { ExecuteCommandRequest, State } from 'vscode-languageclient/node';
-import { resolveInterpreter, run, terminalCommandLine } from './interpreter';
+import { run, terminalCommandLine } from './interpreter';
+import { gradguardCommand, Launch, processEnv } from './launch';
 import { MarkdownViews } from './markdown';
 import { ServerManager } from './server';
-import { readLaunchSettings } from './settings';
+
+/** Runs `gradguard <args>` the way the server runs (bundled, environment or gradguard.path), off the workspace. */
+type GradguardRunner = (args: string[], options: { input?: string; timeoutMs: number }) => ReturnType<typeof run>;
 
 const FIX_ALL = vscode.CodeActionKind.SourceFixAll.append('gradguard');
 const CODE_PATTERN = /^GG\d+$/i;
@@ -19,15 +22,22 @@ export const CLIENT_COMMANDS = [
 ];
 
 export function registerCommands(manager: ServerManager, views: MarkdownViews, log: vscode.LogOutputChannel): vscode.Disposable[] {
-  const python = async () => manager.interpreter?.command ?? (await resolveInterpreter(readLaunchSettings().interpreter, log)).command;
+  const gradguard: GradguardRunner = async (args, options) => {
+    const launch = await manager.currentLaunch();
+    if (!launch) {
+      return { code: null, stdout: '', stderr: '', error: new Error(manager.problem ?? 'no Python can run gradguard (see the logs)') };
+    }
+    const { command, args: full } = gradguardCommand(launch, args);
+    return run(command, full, { ...options, cwd: manager.bundle.safeCwd, env: processEnv() });
+  };
 
   return [
     vscode.commands.registerCommand('gradguard.restart', () => manager.restart('gradguard.restart command')),
     vscode.commands.registerCommand('gradguard.showLogs', () => log.show()),
     vscode.commands.registerCommand('gradguard.fixAll', () => fixAll()),
-    vscode.commands.registerCommand('gradguard.showRuleDocs', (code?: unknown) => showRuleDocs(manager, views, log, python, code)),
-    vscode.commands.registerCommand('gradguard.explainTraceback', () => explainTraceback(views, log, python)),
-    vscode.commands.registerCommand('gradguard.runTrace', (uri?: unknown) => runTrace(python, uri)),
+    vscode.commands.registerCommand('gradguard.showRuleDocs', (code?: unknown) => showRuleDocs(manager, views, log, gradguard, code)),
+    vscode.commands.registerCommand('gradguard.explainTraceback', () => explainTraceback(views, log, gradguard)),
+    vscode.commands.registerCommand('gradguard.runTrace', (uri?: unknown) => runTrace(() => manager.currentLaunch(), uri)),
   ];
 }
 
@@ -62,7 +72,7 @@ async function showRuleDocs(
   manager: ServerManager,
   views: MarkdownViews,
   log: vscode.LogOutputChannel,
-  python: () => Promise<string>,
+  gradguard: GradguardRunner,
   argument: unknown,
 ): Promise<void> {
   const code = typeof argument === 'string' && argument ? argument : await pickRuleCode();
@@ -81,7 +91,7 @@ async function showRuleDocs(
   }
   if (!markdown) {
     // No server (yet): the CLI prints the same docs.
-    const result = await run(await python(), ['-m', 'gradguard', 'rule', code], { timeoutMs: 30000 });
+    const result = await gradguard(['rule', code], { timeoutMs: 30000 });
     if (result.code === 0 && result.stdout.trim()) {
       markdown = result.stdout;
     } else {
@@ -136,7 +146,7 @@ async function pickRuleCode(): Promise<string | undefined> {
 }
 
 /** Explains a pasted PyTorch traceback (selection, else clipboard) with `gradguard explain -`. */
-async function explainTraceback(views: MarkdownViews, log: vscode.LogOutputChannel, python: () => Promise<string>): Promise<void> {
+async function explainTraceback(views: MarkdownViews, log: vscode.LogOutputChannel, gradguard: GradguardRunner): Promise<void> {
   const editor = vscode.window.activeTextEditor;
   let text = editor && !editor.selection.isEmpty ? editor.document.getText(editor.selection) : '';
   if (!text.trim()) {
@@ -146,14 +156,12 @@ async function explainTraceback(views: MarkdownViews, log: vscode.LogOutputChann
     void vscode.window.showInformationMessage('gradguard: select a traceback or copy it to the clipboard, then run this again.');
     return;
   }
-  const interpreter = await python();
-  const cwd = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
   const lang = explainLanguage();
   const result = await vscode.window.withProgress(
     { location: vscode.ProgressLocation.Notification, title: 'gradguard: explaining the traceback…' },
     async () => {
       const explain = (format: string) =>
-        run(interpreter, ['-m', 'gradguard', 'explain', '--format', format, '--lang', lang, '-'], { input: text, timeoutMs: 60000, cwd });
+        gradguard(['explain', '--format', format, '--lang', lang, '-'], { input: text, timeoutMs: 60000 });
       // Markdown when this gradguard can print it; else its text report, fenced.
       const markdown = await explain('markdown');
       if (markdown.code !== 2 || !/invalid choice/.test(markdown.stderr)) {
@@ -184,7 +192,7 @@ function explainLanguage(): 'en' | 'zh' {
 }
 
 /** "Run with gradguard trace": runs the file under the runtime tracer in a terminal (trusted workspaces only). */
-async function runTrace(python: () => Promise<string>, argument: unknown): Promise<void> {
+async function runTrace(launch: () => Promise<Launch | undefined>, argument: unknown): Promise<void> {
   if (!vscode.workspace.isTrusted) {
     void vscode.window.showWarningMessage('gradguard: running a script needs a trusted workspace.');
     return;
@@ -198,8 +206,16 @@ async function runTrace(python: () => Promise<string>, argument: unknown): Promi
   if (open?.isDirty) {
     await open.save();
   }
+  const how = await launch();
+  if (!how) {
+    void vscode.window.showWarningMessage('gradguard: no Python can run gradguard (see gradguard: Show Logs).');
+    return;
+  }
+  // The script runs in its folder, as `python script.py` would; gradguard itself is the bundled or the
+  // environment's copy (safe-path mode: the workspace's files do not shadow it).
   const folder = vscode.workspace.getWorkspaceFolder(uri)?.uri.fsPath;
-  const terminal = vscode.window.createTerminal({ name: 'gradguard trace', cwd: folder });
+  const terminal = vscode.window.createTerminal({ name: 'gradguard trace', cwd: folder, env: { PYTHONSAFEPATH: '1' } });
   terminal.show();
-  terminal.sendText(terminalCommandLine(await python(), ['-m', 'gradguard', 'trace', uri.fsPath]));
+  const { command, args } = gradguardCommand(how, ['trace', uri.fsPath]);
+  terminal.sendText(terminalCommandLine(command, args));
 }

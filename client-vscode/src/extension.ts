@@ -11,7 +11,7 @@ let manager: ServerManager | undefined;
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   traceEvent('activate');
   const log = vscode.window.createOutputChannel('gradguard', { log: true });
-  manager = new ServerManager(log);
+  manager = new ServerManager(log, context);
   const views = new MarkdownViews();
   context.subscriptions.push(log, manager, views, new StatusItem(manager), ...registerCommands(manager, views, log));
 
@@ -19,7 +19,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   context.subscriptions.push(
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (affectsLaunch(e)) {
-        void server.restart('gradguard.enable, gradguard.interpreter or gradguard.args changed');
+        void server.restart('gradguard.enable, interpreter, args, importStrategy or path changed');
       } else if (e.affectsConfiguration(SECTION)) {
         server.sendSettings();
       }

@@ -54,7 +54,7 @@ export async function resolveInterpreter(setting: string, log: vscode.LogOutputC
   return { command: 'python3', origin: 'PATH' };
 }
 
-function expandVariables(value: string): string {
+export function expandVariables(value: string): string {
   const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? '';
   const home = process.env.HOME ?? process.env.USERPROFILE ?? '';
   return value
@@ -72,7 +72,11 @@ export interface ProcessResult {
 }
 
 /** Runs a process to completion, feeding `input` on stdin; never rejects. */
-export function run(command: string, args: string[], options: { input?: string; timeoutMs: number; cwd?: string }): Promise<ProcessResult> {
+export function run(
+  command: string,
+  args: string[],
+  options: { input?: string; timeoutMs: number; cwd?: string; env?: NodeJS.ProcessEnv },
+): Promise<ProcessResult> {
   return new Promise((resolve) => {
     let stdout = '';
     let stderr = '';
@@ -86,7 +90,7 @@ export function run(command: string, args: string[], options: { input?: string; 
     };
     let child: cp.ChildProcess;
     try {
-      child = cp.spawn(command, args, { cwd: options.cwd, stdio: ['pipe', 'pipe', 'pipe'] });
+      child = cp.spawn(command, args, { cwd: options.cwd, env: options.env, stdio: ['pipe', 'pipe', 'pipe'] });
     } catch (err) {
       resolve({ code: null, stdout: '', stderr: '', error: err as Error });
       return;
@@ -102,30 +106,6 @@ export function run(command: string, args: string[], options: { input?: string; 
     child.stdin?.on('error', () => undefined); // the process may exit before reading its stdin
     child.stdin?.end(options.input ?? '');
   });
-}
-
-export type ImportCheck = { ok: true; version: string } | { ok: false; reason: string; missingPython: boolean };
-
-/** Checks that `gradguard` can be imported by the interpreter, before the server is started. */
-export async function checkGradguardImportable(python: string): Promise<ImportCheck> {
-  const result = await run(
-    python,
-    ['-c', 'import gradguard, importlib.metadata as m\ntry: print(m.version("gradguard"))\nexcept Exception: print("?")'],
-    { timeoutMs: 30000 },
-  );
-  if (result.error) {
-    const missing = (result.error as NodeJS.ErrnoException).code === 'ENOENT';
-    return { ok: false, reason: result.error.message, missingPython: missing };
-  }
-  if (result.code !== 0) {
-    return { ok: false, reason: lastLine(result.stderr) || `exit code ${result.code}`, missingPython: false };
-  }
-  return { ok: true, version: result.stdout.trim() || '?' };
-}
-
-function lastLine(text: string): string {
-  const lines = text.trim().split(/\r?\n/);
-  return lines[lines.length - 1] ?? '';
 }
 
 function quote(arg: string): string {

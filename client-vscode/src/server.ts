@@ -15,7 +15,9 @@ import {
   State,
 } from 'vscode-languageclient/node';
 import { CLIENT_COMMANDS } from './commands';
-import { checkGradguardImportable, Interpreter, pythonExtensionApi, resolveInterpreter, terminalCommandLine } from './interpreter';
+import { pythonExtensionApi, terminalCommandLine } from './interpreter';
+import { Bundle, gradguardCommand, isLaunch, Launch, processEnv, resolveLaunch } from './launch';
+import { notify } from './notify';
 import { readLaunchSettings, readServerSettings, SECTION, Severity, severityFor } from './settings';
 
 export type ServerState = 'starting' | 'running' | 'stopped' | 'disabled' | 'notInstalled' | 'failed';
@@ -46,7 +48,12 @@ const CRASH_WINDOW_MS = 3 * 60 * 1000;
  */
 export class ServerManager implements vscode.Disposable {
   client: LanguageClient | undefined;
-  interpreter: Interpreter | undefined;
+  /** How gradguard runs now (also used by the CLI commands); undefined until resolved. */
+  launch: Launch | undefined;
+  /** The version the running server reported at initialize (serverInfo.version). */
+  serverVersion: string | undefined;
+  readonly bundle: Bundle;
+  readonly extensionVersion: string;
   state: ServerState = 'stopped';
   /** Why the server is not running, when it is not. */
   problem: string | undefined;
@@ -62,8 +69,25 @@ export class ServerManager implements vscode.Disposable {
   private firstDiagnosticsSeen = false;
   private readonly disposables: vscode.Disposable[] = [];
 
-  constructor(private readonly log: vscode.LogOutputChannel) {
+  /** Fallback and mismatch notices already shown in this session (each is shown once). */
+  private readonly shownNotices = new Set<string>();
+
+  constructor(
+    private readonly log: vscode.LogOutputChannel,
+    private readonly context: vscode.ExtensionContext,
+  ) {
+    this.bundle = new Bundle(context.extensionPath);
+    this.extensionVersion = String(context.extension.packageJSON.version ?? '?');
     this.disposables.push(this.stateEmitter, this.statusEmitter);
+  }
+
+  /** The current launch, resolving one when the server has not started (for the CLI commands). */
+  async currentLaunch(): Promise<Launch | undefined> {
+    if (this.launch) {
+      return this.launch;
+    }
+    const resolved = await resolveLaunch(this.bundle, this.log);
+    return isLaunch(resolved) ? resolved : undefined;
   }
 
   /** Stops the running server (if any) and starts a fresh one; overlapping calls run once. */
@@ -111,31 +135,37 @@ export class ServerManager implements vscode.Disposable {
   }
 
   private async start(): Promise<void> {
-    const launch = readLaunchSettings();
-    if (!launch.enable) {
+    const settings = readLaunchSettings();
+    if (!settings.enable) {
       this.problem = 'disabled by the gradguard.enable setting';
       this.setState('disabled');
       return;
     }
     this.problem = undefined;
+    this.launch = undefined;
+    this.serverVersion = undefined;
     this.setState('starting');
-    this.interpreter = await resolveInterpreter(launch.interpreter, this.log);
-    const python = this.interpreter.command;
-    this.log.info(`Interpreter: ${python} (from ${this.interpreter.origin})`);
-
-    const check = await checkGradguardImportable(python);
-    if (!check.ok) {
-      this.problem = check.missingPython ? `Python not found: ${python}` : `gradguard is not importable in ${python}`;
-      this.log.error(`${this.problem}: ${check.reason}`);
+    const resolved = await resolveLaunch(this.bundle, this.log);
+    if (!isLaunch(resolved)) {
+      this.problem = resolved.message;
+      this.log.error(`gradguard cannot start: ${resolved.message}`);
       this.setState('notInstalled');
-      void this.explainNotInstalled(python, check.missingPython);
+      void this.explainNoPython(resolved.message);
       return;
     }
-    this.log.info(`gradguard ${check.version} found in ${python}`);
+    const launch = resolved;
+    this.launch = launch;
+    this.log.info(`Server: ${launch.description}`);
+    if (launch.fallback) {
+      this.log.warn(launch.fallback.message);
+      void this.explainFallback(launch);
+    }
 
-    const args = ['-m', 'gradguard', 'server', ...launch.args];
-    const cwd = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
-    const serverOptions: ServerOptions = { command: python, args, options: { cwd } };
+    const { command, args } = gradguardCommand(launch, ['server', ...settings.args]);
+    const python = command;
+    // Never the workspace as cwd, and Python's safe-path mode: a `gradguard/` package at the root of an
+    // untrusted repository must not be imported instead of the real one.
+    const serverOptions: ServerOptions = { command, args, options: { cwd: this.bundle.safeCwd, env: processEnv() } };
     const client = new QuietLanguageClient('gradguard', 'gradguard', serverOptions, this.clientOptions(), (message) =>
       this.fail(`The gradguard server could not be restarted (${message}).`),
     );
@@ -149,7 +179,7 @@ export class ServerManager implements vscode.Disposable {
     });
     this.client = client;
     this.firstDiagnosticsSeen = false;
-    traceEvent('serverStarting', { python, args });
+    traceEvent('serverStarting', { python, args, kind: launch.kind, description: launch.description });
     this.log.info(`Starting: ${terminalCommandLine(python, args)}`);
     let failure: string | undefined;
     try {
@@ -171,8 +201,43 @@ export class ServerManager implements vscode.Disposable {
       );
       return;
     }
-    traceEvent('clientReady');
+    this.serverVersion = client.initializeResult?.serverInfo?.version;
+    traceEvent('clientReady', { kind: launch.kind, serverVersion: this.serverVersion });
+    this.log.info(`Server running: gradguard ${this.serverVersion ?? '(no version reported)'}, ${launch.description}`);
     this.setState('running');
+    void notify('info', `gradguard ${this.serverVersion ?? ''} is running: ${launch.description}.`);
+    this.checkVersion(launch);
+  }
+
+  /**
+   * The version handshake: the server reports its version at initialize (serverInfo). When it is not the
+   * extension's, say so once per pair of versions, with the ways out.
+   */
+  private checkVersion(launch: Launch): void {
+    const server = this.serverVersion;
+    if (server === this.extensionVersion) {
+      return;
+    }
+    const key = `versionMismatch:${launch.kind}:${launch.command}:${server}:${this.extensionVersion}`;
+    if (this.context.globalState.get<boolean>(key)) {
+      this.log.warn(`Server version ${server ?? 'unknown'} differs from the extension's ${this.extensionVersion} (already reported).`);
+      return;
+    }
+    void this.context.globalState.update(key, true);
+    const where = launch.kind === 'path' ? launch.command : `the environment of ${launch.command}`;
+    const message = `gradguard: the server in ${where} is version ${server ?? 'unknown'}, this extension is ${this.extensionVersion}; some features may not match. Use the bundled server, or install ${this.extensionVersion} there.`;
+    this.log.warn(message);
+    const buttons = ['Use Bundled Server'];
+    if (launch.kind === 'environment' && this.bundle.wheel) {
+      buttons.push(`Install ${this.extensionVersion} in Terminal`);
+    }
+    void notify('warning', message, ...buttons).then((choice) => {
+      if (choice === 'Use Bundled Server') {
+        void useBundledServer();
+      } else if (choice && launch.kind === 'environment') {
+        this.installInTerminal(this.installCommand(launch.command));
+      }
+    });
   }
 
   private clientOptions(): LanguageClientOptions {
@@ -242,7 +307,7 @@ export class ServerManager implements vscode.Disposable {
     this.problem = message;
     this.log.error(message);
     this.setState('failed');
-    void vscode.window.showErrorMessage(message, 'Show Logs', 'Restart').then((choice) => {
+    void notify('error', message, 'Show Logs', 'Restart').then((choice) => {
       if (choice === 'Show Logs') {
         this.log.show();
       } else if (choice === 'Restart') {
@@ -251,35 +316,54 @@ export class ServerManager implements vscode.Disposable {
     });
   }
 
-  /** One notification with the exact install command and a button that runs it. */
-  private async explainNotInstalled(python: string, missingPython: boolean): Promise<void> {
-    if (missingPython) {
-      const choice = await vscode.window.showErrorMessage(
-        `gradguard: no Python interpreter at '${python}'. Set "gradguard.interpreter" or select an interpreter in the Python extension.`,
-        'Open Settings',
-        'Show Logs',
-      );
-      if (choice === 'Open Settings') {
-        await vscode.commands.executeCommand('workbench.action.openSettings', 'gradguard.interpreter');
-      } else if (choice === 'Show Logs') {
-        this.log.show();
-      }
+  /** `python -m pip install <the wheel inside the extension>`: the same gradguard as the bundled one. */
+  installCommand(python: string): string {
+    return terminalCommandLine(python, ['-m', 'pip', 'install', this.bundle.wheel ?? 'gradguard']);
+  }
+
+  /** The bundled server runs instead of what the settings asked for: say so once, with the way out. */
+  private async explainFallback(launch: Launch): Promise<void> {
+    const fallback = launch.fallback;
+    if (!fallback || this.shownNotices.has(fallback.message)) {
       return;
     }
-    const installArgs = ['-m', 'pip', 'install', 'gradguard'];
-    const commandLine = terminalCommandLine(python, installArgs);
-    const buttons = ['Install in Terminal', 'Open Settings'];
+    this.shownNotices.add(fallback.message);
+    const buttons: string[] = [];
+    let commandLine: string | undefined;
+    if (fallback.installInto && this.bundle.wheel) {
+      commandLine = this.installCommand(fallback.installInto);
+      buttons.push('Install in Terminal');
+    }
+    buttons.push('Use Bundled Server');
     if (await pythonExtensionApi()) {
       buttons.push('Select Interpreter');
     }
-    const choice = await vscode.window.showWarningMessage(
-      `gradguard is not installed in ${python}. Install it with: ${commandLine}`,
+    const text = commandLine ? `${fallback.message} To use the environment's own, install it: ${commandLine}` : fallback.message;
+    const choice = await notify(fallback.level, text, ...buttons);
+    if (choice === 'Install in Terminal' && commandLine) {
+      this.installInTerminal(commandLine);
+    } else if (choice === 'Use Bundled Server') {
+      await useBundledServer();
+    } else if (choice === 'Select Interpreter') {
+      await vscode.commands.executeCommand('python.setInterpreter');
+    }
+  }
+
+  /** No Python can run gradguard: one error, with the settings to change. */
+  private async explainNoPython(reason: string): Promise<void> {
+    const buttons = ['Open Settings', 'Show Logs'];
+    if (await pythonExtensionApi()) {
+      buttons.push('Select Interpreter');
+    }
+    const choice = await notify(
+      'error',
+      `gradguard: ${reason}. Select a CPython ${this.bundle.manifest?.pythons.join(', ') ?? ''} interpreter, or set "gradguard.interpreter" or "gradguard.path".`,
       ...buttons,
     );
-    if (choice === 'Install in Terminal') {
-      this.installInTerminal(commandLine);
-    } else if (choice === 'Open Settings') {
+    if (choice === 'Open Settings') {
       await vscode.commands.executeCommand('workbench.action.openSettings', 'gradguard.interpreter');
+    } else if (choice === 'Show Logs') {
+      this.log.show();
     } else if (choice === 'Select Interpreter') {
       await vscode.commands.executeCommand('python.setInterpreter');
     }
@@ -322,6 +406,27 @@ export class ServerManager implements vscode.Disposable {
   dispose(): void {
     void this.stop();
     this.disposables.forEach((d) => d.dispose());
+  }
+}
+
+/**
+ * Sets `gradguard.importStrategy` to useBundled and clears `gradguard.path`, where the user set them
+ * (workspace folder, workspace or user settings); the configuration change restarts the server.
+ */
+async function useBundledServer(): Promise<void> {
+  const cfg = vscode.workspace.getConfiguration(SECTION);
+  for (const key of ['importStrategy', 'path']) {
+    const inspected = cfg.inspect(key);
+    const value = key === 'path' ? undefined : 'useBundled';
+    if (inspected?.workspaceFolderValue !== undefined) {
+      await cfg.update(key, value, vscode.ConfigurationTarget.WorkspaceFolder);
+    }
+    if (inspected?.workspaceValue !== undefined) {
+      await cfg.update(key, value, vscode.ConfigurationTarget.Workspace);
+    }
+    if (inspected?.globalValue !== undefined) {
+      await cfg.update(key, value, vscode.ConfigurationTarget.Global);
+    }
   }
 }
 

@@ -13,7 +13,13 @@ export interface ServerSettings {
   debounceMs: number;
   /** Restricted Mode: the server must not run workspace code or spawn helpers (jedi) from it. */
   workspaceTrusted: boolean;
+  /** onType: analyse the unsaved buffer as it changes; onSave: on open and save only. */
+  lint: { run: LintRun };
 }
+
+export type LintRun = 'onType' | 'onSave';
+export type ImportStrategy = 'useBundled' | 'fromEnvironment';
+export type ShowNotifications = 'off' | 'onError' | 'onWarning' | 'always';
 
 export type Severity = 'error' | 'warning' | 'information' | 'hint';
 
@@ -22,6 +28,9 @@ export interface LaunchSettings {
   enable: boolean;
   interpreter: string;
   args: string[];
+  importStrategy: ImportStrategy;
+  /** A `gradguard` executable (for example from pipx); empty: run gradguard with the interpreter. */
+  path: string;
 }
 
 const SEVERITIES: readonly string[] = ['error', 'warning', 'information', 'hint'];
@@ -55,7 +64,13 @@ export function readServerSettings(): ServerSettings {
     language: language === 'en' || language === 'zh' ? language : 'auto',
     debounceMs: Math.max(0, Math.min(5000, cfg.get<number>('debounceMs', 150))),
     workspaceTrusted: vscode.workspace.isTrusted,
+    lint: { run: cfg.get<string>('lint.run') === 'onSave' ? 'onSave' : 'onType' },
   };
+}
+
+export function readShowNotifications(): ShowNotifications {
+  const value = config().get<string>('showNotifications', 'onWarning');
+  return value === 'off' || value === 'onError' || value === 'always' ? value : 'onWarning';
 }
 
 export function readLaunchSettings(): LaunchSettings {
@@ -66,12 +81,16 @@ export function readLaunchSettings(): LaunchSettings {
     enable: cfg.get<boolean>('enable', true),
     interpreter: (cfg.get<string>('interpreter') ?? '').trim(),
     args: stringList(cfg.get('args')),
+    importStrategy: cfg.get<string>('importStrategy') === 'fromEnvironment' ? 'fromEnvironment' : 'useBundled',
+    path: (cfg.get<string>('path') ?? '').trim(),
   };
 }
 
+export const LAUNCH_KEYS = ['enable', 'interpreter', 'args', 'importStrategy', 'path'];
+
 /** A change to these restarts the server; other `gradguard.*` changes are sent to the running one. */
 export function affectsLaunch(e: vscode.ConfigurationChangeEvent): boolean {
-  return ['enable', 'interpreter', 'args'].some((key) => e.affectsConfiguration(`${SECTION}.${key}`));
+  return LAUNCH_KEYS.some((key) => e.affectsConfiguration(`${SECTION}.${key}`));
 }
 
 /**

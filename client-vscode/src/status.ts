@@ -32,7 +32,7 @@ export class StatusItem implements vscode.Disposable {
   }
 
   private render(): void {
-    const { state, interpreter, problem } = this.manager;
+    const { state, launch, problem, serverVersion } = this.manager;
     this.item.text = TEXT[state];
     this.item.busy = state === 'starting';
     this.item.severity =
@@ -43,8 +43,8 @@ export class StatusItem implements vscode.Disposable {
     } else {
       parts.push(state);
     }
-    if (interpreter) {
-      parts.push(interpreter.command);
+    if (launch) {
+      parts.push(state === 'running' && serverVersion ? `gradguard ${serverVersion}: ${launch.description}` : launch.description);
     }
     if (state === 'running') {
       parts.push(this.describeLastAnalysis());

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import fnmatch
+import os
 import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -93,13 +94,30 @@ def _validate(raw: dict, where: str) -> dict:
 
 
 def find_pyproject(start: str | Path) -> Path | None:
+    """The nearest pyproject.toml above `start` that has a `[tool.gradguard]` table, else the nearest one."""
     path = Path(start).resolve()
     folder = path if path.is_dir() else path.parent
+    nearest = None
     for candidate in [folder, *folder.parents]:
         pyproject = candidate / "pyproject.toml"
         if pyproject.is_file():
-            return pyproject
-    return None
+            nearest = nearest or pyproject
+            if _has_section(pyproject):
+                return pyproject
+    return nearest
+
+
+def _has_section(pyproject: Path) -> bool:
+    try:
+        data = pyproject.read_bytes()
+    except OSError:
+        return False
+    if b"gradguard" not in data:  # cheap pre-test
+        return False
+    try:
+        return "gradguard" in _tool_table(pyproject)
+    except ConfigError:
+        return True  # it mentions gradguard but cannot be read: report that instead of skipping it
 
 
 def load_config(start: str | Path) -> Config:
@@ -110,14 +128,81 @@ def load_config(start: str | Path) -> Config:
     return config_from_pyproject(pyproject)
 
 
-def config_from_pyproject(pyproject: Path) -> Config:
+def _tool_table(pyproject: Path) -> dict:
     try:
         data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise ConfigError(f"{pyproject}: cannot read: {exc}") from exc
-    section = data.get("tool", {}).get("gradguard")
+    tool = data.get("tool", {})
+    if not isinstance(tool, dict):
+        raise ConfigError(f"{pyproject}: `tool` must be a table, got {type(tool).__name__}")
+    return tool
+
+
+def config_from_pyproject(pyproject: Path) -> Config:
+    section = _tool_table(Path(pyproject)).get("gradguard")
     if section is None:
-        return Config(root=str(pyproject.parent))
+        return Config(root=str(Path(pyproject).parent))
     if not isinstance(section, dict):
         raise ConfigError(f"{pyproject}: [tool.gradguard] must be a table")
-    return replace(Config(root=str(pyproject.parent)), **_validate(section, f"{pyproject} [tool.gradguard]"))
+    try:
+        values = _validate(section, f"{pyproject} [tool.gradguard]")
+    except ConfigError:
+        raise
+    except Exception as exc:  # an odd value the checks above did not foresee: still a configuration error
+        raise ConfigError(f"{pyproject} [tool.gradguard]: cannot use this table ({type(exc).__name__}: {exc})") from exc
+    return replace(Config(root=str(Path(pyproject).parent)), **values)
+
+
+class ConfigResolver:
+    """The effective config of each checked file: the nearest pyproject.toml with `[tool.gradguard]` above it
+    (so argument order never matters), or one `--config` file, or none (`--isolated`); command-line
+    overrides are laid over it. Cached per folder."""
+
+    def __init__(self, overrides: dict | None = None, config_file: str | None = None, isolated: bool = False):
+        self.overrides = {k: v for k, v in (overrides or {}).items() if v not in (None, "", [], ())}
+        self.isolated = isolated
+        self._fixed: Config | None = None
+        self._by_folder: dict[Path, Config] = {}
+        self._by_file: dict[Path, Config] = {}
+        if isolated:
+            self._fixed = self._finish(Config())
+        elif config_file:
+            path = Path(config_file)
+            if path.is_dir():
+                path = path / "pyproject.toml"
+            if not path.is_file():
+                raise ConfigError(f"{config_file}: no such configuration file")
+            self._fixed = self._finish(config_from_pyproject(path))
+
+    def _finish(self, config: Config) -> Config:
+        return config.merged(self.overrides) if self.overrides else config
+
+    def for_path(self, path: str | Path) -> Config:
+        if self._fixed is not None:
+            return self._fixed
+        target = Path(os.path.abspath(path))
+        folder = target if target.is_dir() else target.parent
+        cached = self._by_folder.get(folder)
+        if cached is None:
+            cached = self._search(folder)
+            self._by_folder[folder] = cached
+        return cached
+
+    def _search(self, folder: Path) -> Config:
+        chain = []
+        found = None
+        for candidate in [folder, *folder.parents]:
+            if candidate in self._by_folder:
+                found = self._by_folder[candidate]
+                break
+            chain.append(candidate)
+            pyproject = candidate / "pyproject.toml"
+            if pyproject.is_file() and _has_section(pyproject):
+                found = self._finish(config_from_pyproject(pyproject))
+                break
+        if found is None:
+            found = self._finish(Config())
+        for c in chain:
+            self._by_folder[c] = found
+        return found

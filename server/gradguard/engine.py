@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import logging
+import os
 import re
+import stat
 from pathlib import Path
 
 import libcst as cst
@@ -11,15 +13,13 @@ from .config import Config
 from .facts.analysis import FileAnalysis
 from .findings import Finding, ParseNote, Report
 from .noqa import suppressed_codes
-from .parse import ParseCache, ParsedBlock
+from .parse import ParseCache, ParsedBlock, block_shape
 from .rules import RuleContext, all_rules
 from .source import Source, Span, split_blocks_after_edit, split_statements
 
 log = logging.getLogger("gradguard")
 
-# Text that any problem needs somewhere in its block: an in-place write (`x_(`, `+=`, `x[i] =`, `out=`,
-# `inplace`), an optimizer step, a backward() or `.data`. Blocks without it are parsed but not interpreted.
-WRITE_HINT = re.compile(r"[A-Za-z0-9]_\(|[-+*/@%&|^]=|\]\s*=[^=]|\bout\s*=|inplace|\.step\(|backward|\.data\b")
+from .parse import WRITE_HINT  # noqa: E402,F401  (defined next to the cache that remembers it per block)
 
 
 class Engine:
@@ -36,6 +36,9 @@ class Engine:
         self.block_facts = _LRU(2000 if editor else 1)
         self._imported = _LRU(512)  # (path, mtime, size) -> classes of a user module imported by checked files
         self._last_source = _LRU(64)  # path -> the Source last checked there (edits re-split only what changed)
+        # When set (the language server sets its workspace folders), project files beside a checked file are
+        # read only inside these folders: a repository's symlink to /dev/zero or ~/.ssh is never opened.
+        self.read_roots: tuple[str, ...] | None = None
 
     def check(self, text: str, path: str = "<stdin>", config: Config | None = None, lang: str | None = None) -> Report:
         """Analyse one file's text and return its findings (suppressions and config applied)."""
@@ -50,6 +53,8 @@ class Engine:
         if previous is not None:
             self._drop_superseded(path, previous, source)
         self._last_source[path] = source
+        if self.editor:
+            self._fit_caches(len(source.blocks))
         report = Report(path)
         report.source = source
         parsed = []
@@ -60,20 +65,13 @@ class Engine:
                 line, col = pb.parsed.error_at
                 start = pb.block.start_line + line
                 report.parse_notes.append(
-                    ParseNote(Span(start, col, start, col), f"{pb.error} (lines {pb.block.start_line + 1}-{pb.block.end_line} not analysed)")
+                    ParseNote(Span(start, col, start, col), f"{pb.error} ({_lines(pb.block)} not analysed)")
                 )
-        modules = [pb.module for pb in parsed if pb.module is not None]
         good = [pb for pb in parsed if pb.module is not None]
-        quiet = {id(pb.module) for pb in good if not WRITE_HINT.search(pb.block.text)}
-        try:
-            hot_text = "".join(pb.block.text for pb in good if id(pb.module) not in quiet)
-            analysis = FileAnalysis(modules, quiet, self.block_facts,
-                                    external_classes=lambda full: self.imported_class(path, full), hot_text=hot_text)
-            facts = analysis.run()
-        except RecursionError:
-            log.warning("%s: too deeply nested to analyse", path)
-            report.parse_notes.append(ParseNote(Span(0, 0, 0, 0), "too deeply nested to analyse"))
+        facts = self._facts(path, good, report)
+        if facts is None:
             return report
+        modules = [pb.module for pb in good]
         locator = Locator(source, good, modules)
         facts.locator = locator
         report.facts = facts
@@ -84,12 +82,63 @@ class Engine:
                 continue
             try:
                 findings.extend(rule.check(ctx))
+            except RecursionError:  # a tree deeper than the guard's estimate: say so, never drop silently
+                log.warning("%s: rule %s: too deeply nested", path, rule.code)
+                report.parse_notes.append(ParseNote(Span(0, 0, 0, 0), f"too deeply nested for {rule.code}; "
+                                                    f"{rule.code} not checked in this file"))
             except Exception:  # one rule's bug must not hide the others' findings
                 log.exception("%s: rule %s failed", path, rule.code)
-        findings = [f for f in findings if f.code not in suppressed_codes(source, f.span.start_line)]
+        kept = []
+        for f in findings:  # the suppressed ones are kept aside for the CLI's unused-noqa report
+            (report.suppressed if f.code in suppressed_codes(source, f.span.start_line) else kept).append(f)
+        findings = kept
         findings.sort(key=lambda f: (f.span.start_line, f.span.start_col, f.code))
         report.findings = _dedupe(findings)
         return report
+
+    def _fit_caches(self, blocks: int) -> None:
+        """An editor's caches hold at least every block of the file being edited, plus slack: a file of
+        more than 5,000 top-level blocks was otherwise fully re-parsed (LRU order) on every keystroke."""
+        needed = blocks + 512
+        if self.cache._max < needed:
+            self.cache._max = needed
+        if self.block_facts.size < needed:
+            self.block_facts.size = needed
+
+    def _facts(self, path: str, good: list[ParsedBlock], report: Report):
+        """One Facts pass over the parsed blocks. A block too deep for the recursive interpreter (a
+        RecursionError) is left out with a note and the pass re-run, deepest block first, so one deep
+        expression costs its own block, not the file's findings. Removes left-out blocks from `good`."""
+        for _attempt in range(12):
+            modules = [pb.parsed.module for pb in good]
+            hot = [pb.parsed.hot(pb.block.text) for pb in good]
+            quiet = {id(module) for module, is_hot in zip(modules, hot) if not is_hot}
+            hot_text = "".join(pb.block.text for pb, is_hot in zip(good, hot) if is_hot)
+            try:
+                analysis = FileAnalysis(modules, quiet, self.block_facts,
+                                        external_classes=lambda full: self.imported_class(path, full),
+                                        hot_text=hot_text)
+                return analysis.run()
+            except RecursionError:
+                if not good:
+                    break
+                deepest = max(good, key=lambda pb: block_shape(pb.block.text).depth)
+                at = good.index(deepest)
+                if not deepest.block.is_definition:
+                    parts = [self.cache.parse(b) for b in split_statements(deepest.block)]
+                    if len(parts) > 1 and all(p.module is not None for p in parts):
+                        good[at:at + 1] = parts  # leave out only the deep statement, not the imports beside it
+                        continue
+                del good[at]
+                block = deepest.block
+                log.warning("%s: lines %d-%d too deeply nested to analyse", path, block.start_line + 1, block.end_line)
+                report.parse_notes.append(ParseNote(
+                    Span(block.start_line, 0, block.start_line, 0),
+                    f"too deeply nested to analyse ({_lines(block)} not analysed)"))
+        log.warning("%s: too deeply nested to analyse", path)
+        good.clear()
+        report.parse_notes.append(ParseNote(Span(0, 0, 0, 0), "too deeply nested to analyse; the file is not analysed"))
+        return None
 
     def _parse_block(self, block) -> list:
         pb = self.cache.parse(block)
@@ -153,22 +202,40 @@ class Engine:
         rel = Path(*module.split("."))
         for base in [folder, *folder.parents][:6]:
             for candidate in (base / rel.with_suffix(".py"), base / rel / "__init__.py"):
-                if candidate.is_file():
-                    return self._classes_of(candidate).get(name)
+                real = self._readable(candidate)
+                if real is not None:
+                    return self._classes_of(real).get(name)
             if (base / "pyproject.toml").exists() or (base / ".git").exists():
                 break
         return None
 
+    def _readable(self, path: Path) -> Path | None:
+        """`path` resolved, if it is a regular file of at most MAX_IMPORTED_BYTES inside the read roots."""
+        try:
+            real = os.path.realpath(path)
+            if self.read_roots is not None and not any(_inside(real, root) for root in self.read_roots):
+                return None
+            info = os.stat(real)
+        except (OSError, ValueError):
+            return None
+        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_IMPORTED_BYTES:
+            return None
+        return Path(real)
+
     def _classes_of(self, path: Path) -> dict:
         try:
-            stat = path.stat()
-            key = (str(path), stat.st_mtime_ns, stat.st_size)
+            info = path.stat()
+            key = (str(path), info.st_mtime_ns, info.st_size)
         except OSError:
             return {}
         cached = self._imported.get(key)
         if cached is None:
             try:
-                text = decode_source(path.read_bytes())
+                with open(path, "rb") as handle:
+                    data = handle.read(MAX_IMPORTED_BYTES + 1)
+                if len(data) > MAX_IMPORTED_BYTES:
+                    return {}
+                text = decode_source(data)
             except (OSError, UnicodeDecodeError):
                 return {}
             source = Source(text, str(path))
@@ -180,6 +247,20 @@ class Engine:
     def check_file(self, path: str | Path, config: Config | None = None, lang: str | None = None) -> Report:
         data = Path(path).read_bytes()
         return self.check(decode_source(data), str(path), config, lang)
+
+
+MAX_IMPORTED_BYTES = 2 * 1024 * 1024  # a project module read for its classes (never imported)
+
+
+def _inside(path: str, root: str) -> bool:
+    root = root.rstrip("/\\") or root
+    return path == root or path.startswith(root + os.sep) or path.startswith(root + "/")
+
+
+def _lines(block) -> str:
+    """'lines 3-7' or 'line 3' (1-based, as users count)."""
+    first, last = block.start_line + 1, max(block.end_line, block.start_line + 1)
+    return f"line {first}" if first == last else f"lines {first}-{last}"
 
 
 class _LRU(dict):
@@ -218,6 +299,7 @@ class Locator:
         self.source = source
         self.blocks = blocks
         self._top_block: dict[int, ParsedBlock] = {}
+        self._code: dict[int, tuple[cst.CSTNode, str]] = {}  # id(node) -> (node, its code)
         for pb in blocks:
             for stmt in pb.module.body:
                 self._top_block[id(stmt)] = pb
@@ -245,7 +327,14 @@ class Locator:
         return None
 
     def code(self, node: cst.CSTNode) -> str:
-        return cst.Module([]).code_for_node(node)
+        """The node's code, generated once per node: rules ask for the same statement once per problem
+        (2,000 writes on one line asked for its 22 KB 2,000 times: 62 s)."""
+        cached = self._code.get(id(node))
+        if cached is not None and cached[0] is node:
+            return cached[1]
+        code = cst.Module([]).code_for_node(node)
+        self._code[id(node)] = (node, code)
+        return code
 
 
 _DEFAULT = Engine()

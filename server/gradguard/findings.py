@@ -61,5 +61,6 @@ class Report:
     path: str
     findings: list[Finding] = field(default_factory=list)
     parse_notes: list[ParseNote] = field(default_factory=list)
+    suppressed: list[Finding] = field(default_factory=list)  # hidden by noqa comments
     facts: object | None = None  # gradguard.facts.Facts, for hover
     source: object | None = None  # gradguard.source.Source: the text as analysed, with its blocks

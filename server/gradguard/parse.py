@@ -18,16 +18,28 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 from .source import Block, Span
 
 
+# Text that any problem needs somewhere in its block: an in-place write (`x_(`, `+=`, `x[i] =`, `out=`,
+# `inplace`), an optimizer step, a backward() or `.data`. Blocks without it are parsed but not interpreted.
+WRITE_HINT = re.compile(r"[A-Za-z0-9]_\(|[-+*/@%&|^]=|\]\s*=[^=]|\bout\s*=|inplace|\.step\(|backward|\.data\b")
+
+
 class _Parsed:
     """A parse result shared by every occurrence of the same block text."""
 
-    __slots__ = ("module", "error", "error_at", "positions")
+    __slots__ = ("module", "error", "error_at", "positions", "_hot")
 
     def __init__(self, module: cst.Module | None, error: str | None, error_at: tuple[int, int] = (0, 0)):
         self.module = module
         self.error = error
         self.error_at = error_at  # (0-based line within the block, column) of a syntax error
         self.positions = None  # computed on first use: only blocks with something to report pay for it
+        self._hot: bool | None = None
+
+    def hot(self, text: str) -> bool:
+        """Whether the block's text (the text this entry was parsed from) has a WRITE_HINT; remembered."""
+        if self._hot is None:
+            self._hot = bool(WRITE_HINT.search(text))
+        return self._hot
 
 
 @dataclass
@@ -87,25 +99,139 @@ class ParseCache:
         self._entries.pop(text, None)
 
 
-_BRACKETS = re.compile(r"[()\[\]{}]")
-_OPERATORS = re.compile(r"[-+*/%@&|^]")
-MAX_NESTING = 150  # CPython refuses 200; libcst's native parser overflows the C stack near 1,000
-MAX_CHAIN = 1000  # operators on one line: libcst's time grows quadratically and it overflows near 10,000
+MAX_NESTING = 150  # brackets; CPython refuses 200, libcst's native parser overflows the C stack near 1,000
+MAX_DEPTH = 200  # estimated CST depth (block_shape); our recursive passes fail near 700, libcst crashes later
+MAX_BLOCK_CHARS = 400_000  # libcst needs ~1.3 KB and ~17 us per character of a literal (1 MB: 1.5 GB, 20 s)
+
+# The tokens of the depth scan; names, numbers and spaces are skipped (the scan runs on every parsed block).
+# Strings and comments are matched whole, so brackets and operators inside them never count; an unterminated
+# string runs to the end of its line (or of the text, if triple-quoted).
+_TOKEN = re.compile(
+    r"(?P<s>(?<![\w])(?:[rRbBuUfFtT]{1,2})?(?:\x27\x27\x27(?:[^\\]|\\.)*?(?:\x27\x27\x27|\Z)|\x22\x22\x22(?:[^\\]|\\.)*?(?:\x22\x22\x22|\Z)"
+    r"|\x27(?:[^\x27\\\n]|\\.)*(?:\x27|$)|\x22(?:[^\x22\\\n]|\\.)*(?:\x22|$)))"
+    r"|(?P<c>\#[^\n]*)"
+    r"|(?P<open>[(\[{])|(?P<close>[)\]}])"
+    r"|(?P<nl>\\?\r?\n)"
+    r"|(?P<kw>(?<![\w])(?:and|or|not|if|lambda|await|for|yield)(?![\w]))"
+    r"|(?P<sep>(?:\*\*|//|>>|<<|[-+*/%@&|^])=|=(?!=)|[,;])"
+    r"|(?P<flat>[<>!=]=|[<>]|->|:=?|\.\.\.|(?<![\w])else(?![\w]))"
+    r"|(?P<op>\*\*|//|<<|>>|[-+*/%@&|^~]|\.(?!\d))",
+    re.MULTILINE | re.DOTALL,
+)
+_LINE_HEAD = re.compile(r"[ \t\f]*(?:(elif|else)(?![\w]))?")
+_OPERAND_END = re.compile(r"[\w)\]\x27\x22]")
+
+
+@dataclass(frozen=True)
+class BlockShape:
+    """A token-level estimate of how deep libcst's tree for a block would be."""
+
+    depth: int  # estimated CST depth: brackets, operator/keyword/trailer chains, elif chains, indentation
+    brackets: int  # deepest bracket nesting
+
+
+def block_shape(text: str) -> BlockShape:
+    """Estimate the depth of the CST of `text` without parsing it (linear; never fails on broken code).
+
+    libcst nests a node per operator of a chain (`a and b and c`, `a + b + c`, `not not a`, `-~a`, `a.b.c`,
+    `f()()`, `a[0][0]`, `a if b else c if ...`, `a ** b ** c`, `lambda: lambda: ...`, `'a' 'b' 'c'`), per
+    bracket, per `elif` and per indented block, whether the chain is on one line or split over lines; its
+    native parser and our own recursive passes overflow on deep trees. A chain's count restarts at a
+    comma, `=` or `;` (siblings, not nesting) and at the end of a logical line; comparisons are flat in
+    libcst and do not count. Close to the real depth for every shape in tests/hostile_inputs.py, and an
+    upper bound for them.
+    """
+    chains = [0]  # chain count per open bracket level; [0] is the logical line
+    total = 0  # sum(chains)
+    deepest = 0
+    deepest_brackets = 0
+    indents = [0]
+    elif_runs: dict[int, int] = {}
+    base = 2  # indentation and elif nesting of the current logical line
+    prev_string = False  # the previous token was a string: another one now is an implicit concatenation
+    line_start = True
+    pos = 0
+    for m in _TOKEN.finditer(text):
+        kind = m.lastgroup
+        if line_start and len(chains) == 1:
+            line_start = False
+            head = _LINE_HEAD.match(text, pos)
+            keyword = head.group(1)
+            width = head.end() - (len(keyword) if keyword else 0) - pos
+            while width < indents[-1]:
+                indents.pop()
+            if width > indents[-1]:
+                indents.append(width)
+            if elif_runs:
+                for w in [w for w in elif_runs if w > width]:
+                    del elif_runs[w]
+            if keyword == "elif":
+                elif_runs[width] = elif_runs.get(width, 0) + 1
+            elif keyword is None:
+                elif_runs.pop(width, None)
+            base = 2 * len(indents) + sum(elif_runs.values())
+            if base > deepest:
+                deepest = base
+        if kind == "nl":
+            if len(chains) == 1 and m.group()[0] != "\\":
+                pos = m.end()
+                total -= chains[0]
+                chains[0] = 0
+                line_start = True
+                prev_string = False
+            continue
+        if kind == "c":
+            continue
+        if kind == "s":
+            if prev_string:
+                chains[-1] += 1
+                total += 1
+                depth = base + 2 * (len(chains) - 1) + total
+                if depth > deepest:
+                    deepest = depth
+            prev_string = True
+            continue
+        prev_string = False
+        if kind == "open":
+            at = m.start()
+            before = text[at - 1] if at else ""
+            if before in " \t\r\n\\\f":  # rare: `f (x)`, or a call split over lines
+                before = text[max(0, at - 64):at].rstrip(" \t\r\n\\\f")[-1:]
+            if before and m.group() != "{" and _OPERAND_END.match(before):
+                chains[-1] += 1  # a call or subscript trailer: one more node around what came before
+                total += 1
+            chains.append(0)
+            if len(chains) - 1 > deepest_brackets:
+                deepest_brackets = len(chains) - 1
+        elif kind == "close":
+            if len(chains) > 1:
+                total -= chains.pop()
+            continue
+        elif kind == "sep":
+            total -= chains[-1]
+            chains[-1] = 0
+            continue
+        elif kind == "flat":
+            continue
+        else:  # op, kw
+            chains[-1] += 1
+            total += 1
+        depth = base + 2 * (len(chains) - 1) + total
+        if depth > deepest:
+            deepest = depth
+    return BlockShape(deepest, deepest_brackets)
 
 
 def _unsafe_for_libcst(text: str) -> str | None:
     """Why libcst must not see this text (it would crash the process or take minutes), or None."""
-    if text.count("(") + text.count("[") + text.count("{") > MAX_NESTING:
-        depth = deepest = 0
-        for m in _BRACKETS.finditer(text):
-            depth += 1 if m.group() in "([{" else -1
-            deepest = max(deepest, depth)
-        if deepest > MAX_NESTING:
-            return f"brackets nested {deepest} deep (more than {MAX_NESTING}); not analysed"
-    if len(text) > 4 * MAX_CHAIN:
-        for line in text.split("\n"):
-            if len(line) > 2 * MAX_CHAIN and len(_OPERATORS.findall(line)) > MAX_CHAIN:
-                return f"an expression with more than {MAX_CHAIN} operators on one line; not analysed"
+    if len(text) > MAX_BLOCK_CHARS:
+        return f"a block of {len(text):,} characters (more than {MAX_BLOCK_CHARS:,})"
+    shape = block_shape(text)
+    if shape.brackets > MAX_NESTING:
+        return f"brackets nested {shape.brackets} deep (more than {MAX_NESTING})"
+    if shape.depth > MAX_DEPTH:
+        return (f"an expression or statement nested or chained about {shape.depth} levels deep "
+                f"(more than {MAX_DEPTH})")
     return None
 
 

@@ -5,4 +5,4 @@ import torch
 w = torch.rand(3, requires_grad=True)
 with torch.inference_mode():
     scale = torch.rand(3)
-(w * scale).sum().backward()
+(w * scale).sum().backward()  # expect: raised

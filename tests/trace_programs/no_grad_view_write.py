@@ -6,5 +6,5 @@ w = torch.rand(4, requires_grad=True)
 y = w * 2
 with torch.no_grad():
     head = y[:2]
-head.mul_(2)
+head.mul_(2)  # expect: raised
 y.sum().backward()

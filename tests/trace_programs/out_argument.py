@@ -4,5 +4,5 @@ import torch
 
 w = torch.rand(3, requires_grad=True)
 buf = torch.empty(3)
-torch.sin(w, out=buf)
+torch.sin(w, out=buf)  # expect: raised
 buf.sum().backward()

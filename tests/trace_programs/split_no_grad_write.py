@@ -6,4 +6,4 @@ y = torch.rand(4, 3, requires_grad=True) * 2
 first, second = y.split(2)
 with torch.no_grad():
     first.mul_(2)
-(first * 3).sum().backward()
+(first * 3).sum().backward()  # expect: raised

@@ -4,5 +4,5 @@ import torch
 
 y = torch.rand(2, 3, requires_grad=True) * 2
 a, b = y.unbind()
-a.mul_(2)
+a.mul_(2)  # expect: raised
 (a * b).sum().backward()

@@ -94,7 +94,8 @@ KINDS: list[ErrorKind] = [
        "put both the view and the write inside the no_grad block, or both outside",
        "把创建视图和写入都放在 no_grad 块内，或都放在块外"),
     _k("out-argument",
-       r"(?P<fn>\w+)\(\): functions with out=\.\.\. arguments don't support automatic differentiation",
+       # (?<!\w): try \w+ only where a word starts, so a long word run costs linear time, not quadratic
+       r"(?<!\w)(?P<fn>\w{1,200})\(\): functions with out=\.\.\. arguments don't support automatic differentiation",
        "out=... used with tensors that require grad",
        "对需要梯度的张量使用了 out=... 参数",
        "Functions called with out= write their result into an existing tensor; autograd cannot record that.",
@@ -110,6 +111,17 @@ KINDS: list[ErrorKind] = [
        "这个张量来自 expand() 等操作，多个元素共享同一块存储（底层内存），原地写入没有确定的结果。",
        "clone() (or .contiguous() / repeat) before writing",
        "写入前复制（`clone()`），或使用 .contiguous() / repeat"),
+    _k("input-overlap",
+       r"some elements of the input tensor and the written-to tensor refer to a single memory location",
+       "in-place write whose input overlaps the written-to tensor",
+       "原地写入的输入与被写入的张量共享内存",
+       "The in-place op reads from a tensor that shares memory with the tensor it writes (for example "
+       "`x[1] = x[1].t()`, or copying a transposed view of a tensor into itself), so the result would depend on "
+       "the order in which elements are written.",
+       "这个原地操作读取的张量与它写入的张量共享同一块存储（底层内存）（例如 `x[1] = x[1].t()`，"
+       "或把一个张量的转置视图复制回它自己），结果会取决于元素写入的顺序。",
+       "clone() the input first (`x[1] = x[1].t().clone()`), or build the result out of place (torch.stack / torch.cat)",
+       "先复制（`clone()`）输入（`x[1] = x[1].t().clone()`），或用非原地方式构造结果（torch.stack / torch.cat）"),
     _k("backward-twice",
        r"Trying to backward through the graph a second time",
        "backward through a graph whose saved tensors were already freed",

@@ -131,7 +131,8 @@ def finding_diagnostic(
         data=data,
     )
     if settings.docs_url:
-        diag.code_description = types.CodeDescription(href=settings.docs_url.format(code=finding.code))
+        # replace, not str.format: a `{` elsewhere in the user's URL must not fail the analysis
+        diag.code_description = types.CodeDescription(href=settings.docs_url.replace("{code}", finding.code))
     return uri, diag
 
 

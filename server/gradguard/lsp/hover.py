@@ -3,18 +3,66 @@ or a rule's docs for a code inside a suppression comment."""
 from __future__ import annotations
 
 import re
+import weakref
+
+import libcst as cst
 
 from ..findings import Finding
+from ..i18n import zh_spacing
+from ..rules._common import is_form
 from .documents import Snapshot
 from .explanations import topic_for
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_BACKTICKS = re.compile(r"`+")
+_INLINE_MARKUP = re.compile(r"([\\\[\]<>])")
+
+
+def code_span(code: str) -> str:
+    """`code` as a markdown code span that nothing inside it can end: the fence is one backtick longer
+    than the longest backtick run in the code (CommonMark), padded with a space where the code starts
+    or ends with a backtick. User code in hovers goes through here (a string literal holding a backtick
+    once ended the span and the rest rendered as markdown: images, links)."""
+    longest = max((len(m.group()) for m in _BACKTICKS.finditer(code)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if code.startswith("`") or code.endswith("`") else ""
+    return f"{fence}{pad}{code}{pad}{fence}"
+
+
+def code_span_body(code: str) -> str:
+    """code_span(code) without its outermost backtick on each side, for templates written as "`{code}`"."""
+    return code_span(code)[1:-1]
+
+
+def safe_inline(text: str) -> str:
+    """Text that uses the backtick convention (rule messages, fix titles, explanations) made safe to render:
+    its code spans are found as CommonMark finds them, and outside them the characters that make links,
+    images and HTML (`[`, `]`, `<`, `>`, `\\`) are escaped, so code that broke out of a span is shown
+    as text, never rendered."""
+    out = []
+    pos = 0
+    runs = list(_BACKTICKS.finditer(text))
+    i = 0
+    while i < len(runs):
+        opening = runs[i]
+        closing = next((j for j in range(i + 1, len(runs)) if len(runs[j].group()) == len(opening.group())), None)
+        if closing is None:
+            i += 1
+            continue
+        out.append(_INLINE_MARKUP.sub(r"\\\1", text[pos:opening.start()]))
+        out.append(text[opening.start():runs[closing].end()])
+        pos = runs[closing].end()
+        i = closing + 1
+    rest = text[pos:]
+    out.append(_INLINE_MARKUP.sub(r"\\\1", rest.replace("`", "\\`")))
+    return "".join(out)
 _CODE = re.compile(r"[A-Z]+[0-9]+")
 _SUPPRESSION = re.compile(r"#\s*(?:noqa\s*:\s*[A-Z0-9 ,]+|gradguard\s*:\s*ignore\[[^\]]*\])", re.IGNORECASE)
 
 _T = {
     "en": {
         "runtime": "**At runtime** torch raises:",
+        "runtime_form": "**At runtime** torch raises ({parts}: what depends on the run):",
         "silent": "**At runtime** no error is raised: the gradients are silently wrong.",
         "why": "**Why**",
         "fix_safe": "**Fix** (safe):",
@@ -25,27 +73,66 @@ _T = {
         "leaf_unknown": "leaf or not: unknown",
         "rg_unknown": "requires_grad unknown",
         "created": "created on {where}",
-        "created_by": " by `{by}`",
+        "created_by": " by {by}",
         "saved": "saved for backward by `{op}` on {where}",
         "written": "written in place by `{op}` on {where} → version {version}",
         "not_written": "not written in place",
+        "timeline": "**Versions** (`_version`, as the analysis follows them):",
+        "v_created": "{line}: created{by}, version {v}",
+        "v_saved": "{line}: `{op}` saves {what} for backward at version {v}",
+        "v_saved_alias": "{line}: `{op}` saves {alias} (the same storage) for backward at version {v} of {alias}'s counter",
+        "what_input": "it (an input)",
+        "what_output": "it (its output)",
+        "what_parameters": "the parameters",
+        "what_view": "`{code}` (a view of it)",
+        "v_written": "{line}: `{op}` writes it in place → version {v}",
+        "v_written_via": {"detach": "{line}: `{op}` writes it through a `.detach()` alias (same version counter) → version {v}",
+                          "view": "{line}: `{op}` writes it through a view (same version counter) → version {v}"},
+        "v_data": "{line}: `{op}` writes the same storage through `.data`: the values change, the version counter does not, so backward does not notice (silently wrong gradients)",
+        "v_repeats": " (repeats in the loop)",
+        "v_stale": "{line}: `backward()` reads what `{op}` saved and expects version {then}, but {wline} already made it {now}: it raises",
+        "v_read": "{line}: `backward()` reads what `{op}` saved at version {then}, as expected",
+        "v_pending": "a later `backward()` reads what `{op}` saved and expects version {then}",
+        "alias_detach": "`{name}` is `{base}.detach()`: same storage and the same version counter as `{base}`, so an in-place write on either bumps the version that `{base}`'s saves check.",
+        "alias_view": "`{name}` is a view of `{base}`: same storage and version counter.",
+        "alias_data": "`{name}` is `{base}.data`: same storage but its own version counter, so in-place writes on `{name}` change what backward reads without torch noticing.",
     },
     "zh": {
         "runtime": "**运行时** torch 会报错：",
+        "runtime_form": "**运行时** torch 会报错（{parts} 取决于实际运行）：",
         "silent": "**运行时** 不会报错：梯度会悄悄出错。",
         "why": "**原因**",
-        "fix_safe": "**快速修复**（安全修复）：",
-        "fix_unsafe": "**快速修复**（不安全修复）：",
+        "fix_safe": "**安全修复**：",
+        "fix_unsafe": "**不安全修复**：",
         "tensor": "张量",
         "leaf": "叶子张量（叶子节点）",
         "nonleaf": "非叶子张量（在计算图中）",
         "leaf_unknown": "是否为叶子张量：未知",
         "rg_unknown": "requires_grad 未知",
         "created": "创建于{where}",
-        "created_by": "，由 `{by}` 创建",
+        "created_by": "，由 {by} 创建",
         "saved": "在{where}被 `{op}` 为反向传播保存",
         "written": "在{where}被 `{op}` 原地修改 → 版本 {version}",
         "not_written": "没有被原地修改",
+        "timeline": "**版本**（`_version`，按分析推得）：",
+        "v_created": "{line}：创建{by}，版本 {v}",
+        "v_saved": "{line}：`{op}` 为反向传播保存了{what}，版本 {v}",
+        "v_saved_alias": "{line}：`{op}` 为反向传播保存了 {alias}（同一存储），{alias} 的版本 {v}",
+        "what_input": "它（作为输入）",
+        "what_output": "它（作为输出）",
+        "what_parameters": "参数",
+        "what_view": " `{code}`（它的视图）",
+        "v_written": "{line}：`{op}` 原地修改了它 → 版本 {v}",
+        "v_written_via": {"detach": "{line}：`{op}` 通过 `.detach()` 得到的别名（同一个版本计数器）原地修改了它 → 版本 {v}",
+                          "view": "{line}：`{op}` 通过视图（同一个版本计数器）原地修改了它 → 版本 {v}"},
+        "v_data": "{line}：`{op}` 通过 `.data` 属性写入同一存储：数值变了，版本计数器不变，反向传播察觉不到（梯度悄悄出错）",
+        "v_repeats": "（在循环中重复）",
+        "v_stale": "{line}：`backward()` 读取 `{op}` 保存的张量，期望版本 {then}，但{wline}已把它变为 {now}：报错",
+        "v_read": "{line}：`backward()` 读取 `{op}` 保存的张量，版本 {then} 与期望一致",
+        "v_pending": "之后的 `backward()` 会读取 `{op}` 保存的张量，期望版本 {then}",
+        "alias_detach": "`{name}` 是 `{base}.detach()`：与 `{base}` 共享存储和版本计数器，原地修改任一个都会增加 `{base}` 的已保存张量所检查的版本。",
+        "alias_view": "`{name}` 是 `{base}` 的视图（view）：共享存储和版本计数器。",
+        "alias_data": "`{name}` 是 `{base}.data`：共享存储，但有自己的版本计数器，所以对 `{name}` 的原地修改会改变反向传播读取的值，而 torch 不会察觉。",
     },
 }
 
@@ -71,24 +158,31 @@ def suppression_code_at(line: str, col: int) -> tuple[str, int, int] | None:
 
 def finding_markdown(finding: Finding, lang: str) -> str:
     t = _T[lang]
-    parts = [f"**{finding.code}** `{finding.name}` — {finding.message}"]
+    # The editor shows the diagnostic's message right above the hover: explain it, do not repeat it.
+    parts = [f"**{finding.code}** `{finding.name}`"]
     if finding.runtime_error:
         error = finding.runtime_error
         if not error.startswith("RuntimeError"):
             error = "RuntimeError: " + error
-        parts.append(f"{t['runtime']}\n\n```text\n{error}\n```")
+        label = t["runtime"]
+        if is_form(error):
+            parts_ = [f"`{p}`" for p in ("[...]", "<op>", "<i>", "<n>", "<m>") if p in error]
+            label = t["runtime_form"].format(parts=("、" if lang == "zh" else ", ").join(parts_))
+        parts.append(f"{label}\n\n```text\n{error}\n```")
     elif finding.severity == "warning":
         parts.append(t["silent"])
     if finding.explanation:
-        parts.append(f"{t['why']}\n\n{finding.explanation}")
+        parts.append(f"{t['why']}\n\n{safe_inline(finding.explanation)}")
     if finding.fix is not None:
         label = t["fix_safe"] if finding.fix.applicability == "safe" else t["fix_unsafe"]
-        parts.append(f"{label}{'' if lang == 'zh' else ' '}{finding.fix.message}")
-    return "\n\n".join(parts)
+        parts.append(f"{label}{'' if lang == 'zh' else ' '}{safe_inline(finding.fix.message)}")
+    text = "\n\n".join(parts)
+    return zh_spacing(text) if lang == "zh" else text
 
 
-def tensor_markdown(facts, snapshot: Snapshot, lang: str) -> str:
-    """What the analysis proved about one tensor name (TensorFacts from the engine)."""
+def tensor_markdown(facts, snapshot: Snapshot, lang: str, analysis=None, position=None) -> str:
+    """What the analysis proved about one tensor name (TensorFacts from the engine), and, given the file's Facts
+    and the hovered position, the version timeline of what it saved and what wrote it."""
     t = _T[lang]
     where = lambda span: snapshot.describe_line(span.start_line, lang)  # noqa: E731
     head = [t["tensor"]]
@@ -106,8 +200,14 @@ def tensor_markdown(facts, snapshot: Snapshot, lang: str) -> str:
     if facts.created is not None:
         item = t["created"].format(where=where(facts.created))
         if facts.created_by:
-            item += t["created_by"].format(by=facts.created_by)
+            by = facts.created_by
+            item += t["created_by"].format(by=safe_inline(by) if by.startswith("`") or " " in by else code_span(by))
         lines.append(f"- {item}")
+    value = _value_at(analysis, *position) if analysis is not None and position is not None else None
+    timeline = version_timeline(value, facts.name, analysis, where, lang) if value is not None else None
+    if timeline:
+        text = "\n".join(lines + timeline)
+        return zh_spacing(text) if lang == "zh" else text
     for op, span, _version in facts.saves or ():
         lines.append("- " + t["saved"].format(op=op, where=where(span)))
     writes = list(facts.writes or ())
@@ -116,6 +216,147 @@ def tensor_markdown(facts, snapshot: Snapshot, lang: str) -> str:
     if not writes:
         lines.append("- " + t["not_written"])
     return "\n".join(lines)
+
+
+# Names per line of each hovered block, built once per (Facts, block): `Facts.tensor_at` walks every position of
+# the block on each hover, which made hovering every name of a file quadratic in the block's size.
+_NAME_INDEX: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def _name_at(analysis, line: int, col: int):
+    """(the analysis' Tensor value, its name) for the name at a 0-based (line, code-point column), or None."""
+    locator = getattr(analysis, "locator", None)
+    values = getattr(analysis, "name_values", None)
+    if locator is None or values is None:
+        return None
+    try:
+        per_block = _NAME_INDEX.setdefault(analysis, {})
+    except TypeError:  # not weak-referenceable: no cache
+        per_block = {}
+    for pb in locator.blocks:
+        if not (pb.block.start_line <= line < pb.block.end_line):
+            continue
+        index = per_block.get(id(pb))
+        if index is None:
+            pb.span(pb.module)  # positions are computed lazily, per block
+            index = {}
+            for node, pos in pb.parsed.positions.items():
+                if isinstance(node, cst.Name) and id(node) in values:
+                    index.setdefault(pos.start.line - 1 + pb.block.start_line, []).append(
+                        (pos.start.column, pos.end.column, node))
+            per_block[id(pb)] = index
+        for start, end, node in index.get(line, ()):
+            if start <= col <= end:
+                value = values.get(id(node))
+                return (value, node.value) if hasattr(value, "counter") else None
+    return None
+
+
+def tensor_at(analysis, line: int, col: int):
+    """What hover shows about the tensor named at (line, col): `Facts.describe` of the indexed name."""
+    if not hasattr(analysis, "describe"):
+        return analysis.tensor_at(line, col) if hasattr(analysis, "tensor_at") else None
+    found = _name_at(analysis, line, col)
+    return analysis.describe(found[0], found[1]) if found is not None else None
+
+
+def _value_at(analysis, line: int, col: int):
+    found = _name_at(analysis, line, col)
+    return found[0] if found is not None else None
+
+
+def _at(locator, node, top):
+    return locator.span(node, top) if node is not None else None
+
+
+def version_timeline(value, name: str, analysis, where, lang: str) -> list[str]:
+    """Markdown lines: each save of the tensor's version counter (op, line, version), each in-place write (line,
+    version after), the backward that reads the save (the version it expects), and what `.detach()` / a view /
+    `.data` share with their base. Loops are interpreted more than once: each place is listed once."""
+    t = _T[lang]
+    loc = analysis.locator
+    counter, storage = value.counter, value.storage
+
+    def v(n: int) -> str:
+        if counter.known_start:
+            return str(n)
+        base = min([s.version for s in saves] or [n])
+        return "v" if n == base else f"v+{n - base}"
+
+    saves = [s for s in analysis.saves if s.counter is counter]
+    other_saves = [s for s in analysis.saves if s.storage is storage and s.counter is not counter]
+    events: list[tuple[int, str]] = []
+    seen: dict[tuple, int] = {}
+
+    def add(seq: int, key: tuple, text: str) -> None:
+        if key in seen:
+            i = seen[key]
+            if not events[i][1].endswith(t["v_repeats"]):
+                events[i] = (events[i][0], events[i][1] + t["v_repeats"])
+            return
+        seen[key] = len(events)
+        events.append((seq, text))
+
+    for s in saves:
+        span = _at(loc, s.node, s.top)
+        if span is None:
+            continue
+        what = t.get(f"what_{s.what}", s.what)
+        if s.via_index and s.expr is not None:
+            what = t["what_view"].format(code=code_span_body(" ".join(loc.code(s.expr).split())))
+        add(s.seq, ("save", s.op, span), t["v_saved"].format(line=where(span), op=s.op, what=what, v=v(s.version)))
+    for w in counter.writes:
+        span = _at(loc, w.node, w.top)
+        if span is None:
+            continue
+        template = t["v_written_via"].get(w.via, t["v_written"])
+        add(w.seq, ("write", w.op, span), template.format(line=where(span), op=w.op, v=v(w.version_after)))
+    own = {id(w.node) for w in counter.writes}
+    for w in storage.silent_writes:
+        span = _at(loc, w.node, w.top)
+        if span is not None and id(w.node) not in own:
+            add(w.seq, ("data", w.op, span), t["v_data"].format(line=where(span), op=w.op))
+    for s in other_saves:  # `.data` aliases: the saves of the tensor whose storage this one shares
+        span = _at(loc, s.node, s.top)
+        if span is not None and value.data_of is not None:
+            add(s.seq, ("save", s.op, span), t["v_saved_alias"].format(
+                line=where(span), op=s.op, alias=f"`{value.data_of.name}`", v=s.version))
+    events.sort(key=lambda e: e[0])
+    out = [f"- {text}" for _, text in events]
+    # The backward that reads each save: the one a stale-save problem names, else the one that freed the graph.
+    read: set[tuple] = set()
+    stale = [p for p in analysis.problems if p.kind == "stale-save" and p.save is not None and p.save.counter is counter]
+    for p in stale:
+        use, save_span = _at(loc, p.use, p.top), _at(loc, p.save.node, p.save.top)
+        if use is None or save_span is None or ("stale", save_span, use) in read:
+            continue
+        read.add(("stale", save_span, use))
+        w_span = _at(loc, p.write.node, p.write.top)
+        out.append("- " + t["v_stale"].format(line=where(use), op=p.save.op, then=v(p.save.version),
+                                              now=v(p.write.version_after), wline=where(w_span) if w_span else "?"))
+    for s in saves:
+        save_span = _at(loc, s.node, s.top)
+        if save_span is None or any(key[1] == save_span for key in read):
+            continue
+        freed = _at(loc, s.freed_by, s.top) if s.freed_by is not None else None
+        key = ("read", save_span, freed)
+        if key in read:
+            continue
+        read.add(key)
+        if freed is not None:
+            out.append("- " + t["v_read"].format(line=where(freed), op=s.op, then=v(s.version)))
+        else:
+            out.append("- " + t["v_pending"].format(op=s.op, then=v(s.version)))
+    alias = ""
+    if value.view_kind == "detach" and value.view_of is not None and value.view_of.name:
+        alias = t["alias_detach"].format(name=name, base=value.view_of.name)
+    elif value.view_of is not None and value.view_of.name and value.view_kind in ("view", "index"):
+        alias = t["alias_view"].format(name=name, base=value.view_of.name)
+    elif value.data_of is not None and value.data_of.name:
+        alias = t["alias_data"].format(name=name, base=value.data_of.name)
+    if not out and not alias:
+        return []
+    return ["", t["timeline"], ""] + out + ([f"\n{alias}"] if alias else [])
 
 
 def topic_markdown(line: str, col: int, lang: str) -> tuple[str, int, int] | None:

@@ -11,7 +11,9 @@ import asyncio
 import concurrent.futures
 import logging
 import os
+import queue
 import sys
+import threading
 import time
 import traceback
 from dataclasses import dataclass, field
@@ -20,12 +22,13 @@ from typing import Any
 from lsprotocol import types
 from pygls.uris import to_fs_path
 from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol
 
 from ..findings import Report
 from . import actions as act
 from . import hover as hov
 from .convert import Positions, finding_diagnostic, parse_note_diagnostic
-from .documents import Snapshot, key_for_uri, snapshot_for, use_lsp_lines
+from .documents import Snapshot, doc_key, key_for_uri, open_keys, snapshot_for, text_document, use_lsp_lines
 from .jedi_support import JediService, jedi_markdown
 from .trace_results import TraceResults
 from .settings import Settings, SettingsStore
@@ -43,6 +46,60 @@ def _version() -> str:
         return version("gradguard")
     except Exception:
         return "0"
+
+
+class DaemonExecutor(concurrent.futures.Executor):
+    """One worker on a daemon thread, so that `exit` ends the process even while an analysis runs
+    (ThreadPoolExecutor's threads are joined at interpreter exit). Its stack is large: libcst's native
+    parser recurses on the C stack of the thread that calls it."""
+
+    STACK_BYTES = 64 * 1024 * 1024
+
+    def __init__(self, name: str) -> None:
+        self._queue: queue.SimpleQueue = queue.SimpleQueue()
+        previous = threading.stack_size(self.STACK_BYTES)
+        try:
+            self._thread = threading.Thread(target=self._work, name=name, daemon=True)
+            self._thread.start()
+        finally:
+            threading.stack_size(previous)
+
+    def submit(self, fn, /, *args, **kwargs) -> concurrent.futures.Future:
+        future: concurrent.futures.Future = concurrent.futures.Future()
+        self._queue.put((future, fn, args, kwargs))
+        return future
+
+    def _work(self) -> None:
+        while True:
+            item = self._queue.get()
+            if item is None:
+                return
+            future, fn, args, kwargs = item
+            if not future.set_running_or_notify_cancel():
+                continue
+            try:
+                result = fn(*args, **kwargs)
+            except BaseException as exc:  # handed to the awaiting coroutine
+                future.set_exception(exc)
+            else:
+                future.set_result(result)
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        self._queue.put(None)
+        if wait:
+            self._thread.join()
+
+
+class GradguardProtocol(LanguageServerProtocol):
+    """pygls, plus the lifecycle as the spec says it: after `shutdown` every request but `exit` gets an
+    InvalidRequest error (pygls drops them unanswered, so clients wait for ever)."""
+
+    def handle_message(self, message):
+        if self._shutdown and getattr(message, "method", types.EXIT) != types.EXIT and getattr(message, "id", None) is not None:
+            self._send_response(message.id, error=types.ResponseError(
+                code=types.ErrorCodes.InvalidRequest, message="gradguard: the server is shutting down"))
+            return
+        super().handle_message(message)
 
 
 @dataclass
@@ -67,11 +124,13 @@ class GradguardServer(LanguageServer):
                 ],
                 save=True,
             ),
+            protocol_cls=GradguardProtocol,
         )
         from ..engine import Engine
 
         self.engine = Engine()
-        self.engine_pool = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="gg-engine")
+        self.engine_pool = DaemonExecutor("gg-engine")
+        self.exit_status = 0  # 1 when the client sends `exit` without `shutdown`, as the spec says
         self.settings = SettingsStore()
         self.locale: str | None = None
         self.root_path: str | None = None
@@ -94,8 +153,9 @@ class GradguardServer(LanguageServer):
         except Exception:  # the client may be gone; logging must never raise
             log.warning("%s", message)
 
-    def settings_for(self, uri: str) -> Settings:
-        return self.settings.for_uri(uri)
+    def settings_for(self, key: str) -> Settings:
+        """Settings for an analysis key (key_for_uri())."""
+        return self.settings.for_uri(key)
 
     def config_for(self, path: str, settings: Settings):
         """`[tool.gradguard]` from the nearest pyproject.toml (cached per folder until a
@@ -156,6 +216,26 @@ class GradguardServer(LanguageServer):
             for pattern in config.exclude
         )
 
+    def workspace_roots(self) -> list[str]:
+        """The workspace folders as normalised file system paths (the root path if there are none)."""
+        roots = [to_fs_path(f.uri) for f in list(self.workspace.folders.values())]
+        if not roots and self.root_path:
+            roots = [self.root_path]
+        return [os.path.normpath(r) for r in roots if r]
+
+    def in_workspace(self, snap: Snapshot) -> bool:
+        """Files outside every workspace folder get no diagnostics (a repository's symlinks and editors
+        opening system files must not make the server read and report on them). Without folders (a
+        single file opened) everything is in; so are buffers that are not files (untitled:)."""
+        if not snap.pieces or not snap.pieces[0].uri.startswith("file:"):
+            return True
+        roots = self.workspace_roots()
+        if not roots:
+            return True
+        path = os.path.normpath(snap.path)
+        return any(path == root or path.startswith(root.rstrip("/\\") + "/") or path.startswith(root.rstrip("/\\") + os.sep)
+                   for root in roots)
+
     def lang_for(self, settings: Settings, config=None) -> str:
         if settings.language in ("en", "zh"):
             return settings.language
@@ -193,8 +273,7 @@ class GradguardServer(LanguageServer):
         self.tasks[key] = asyncio.ensure_future(self._analyse_later(key, delay))
 
     def schedule_all(self) -> None:
-        keys = {key_for_uri(self.workspace, uri) for uri in self.workspace.text_documents}
-        for key in keys:
+        for key in open_keys(self.workspace):
             self.schedule(key, 0)
 
     async def _analyse_later(self, key: str, delay: float) -> None:
@@ -245,8 +324,9 @@ class GradguardServer(LanguageServer):
         """Runs on the engine thread."""
         config = self.config_for(snap.path, settings)
         lang = self.lang_for(settings, config)
-        if os.path.isabs(snap.path) and self.excluded(snap.path, config):
+        if (os.path.isabs(snap.path) and self.excluded(snap.path, config)) or not self.in_workspace(snap):
             return Analysis(snap, Report(snap.path), lang, Positions(snap, self.workspace.position_codec))
+        self.engine.read_roots = tuple(self.workspace_roots()) or None
         report = self.engine.check(snap.text, snap.path, config, lang)
         self._trim_parse_cache(snap.key, report)
         positions = Positions(snap, self.workspace.position_codec)
@@ -398,27 +478,36 @@ def shutdown(ls: GradguardServer, *_args) -> None:
     ls.jedi.shutdown()
 
 
+@server.feature(types.EXIT)
+def exit_(ls: GradguardServer, *_args) -> None:
+    ls.exit_status = 0 if ls.protocol._shutdown else 1
+    ls.jedi.shutdown()  # without `shutdown` its process pool (warming up torch) would keep the process alive
+
+
 # ---- text documents ---------------------------------------------------------------------
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
 def did_open(ls: GradguardServer, params: types.DidOpenTextDocumentParams) -> None:
-    ls.schedule(params.text_document.uri, 0)
+    ls.schedule(key_for_uri(ls.workspace, params.text_document.uri), 0)
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
 def did_change(ls: GradguardServer, params: types.DidChangeTextDocumentParams) -> None:
-    ls.schedule(params.text_document.uri)
+    key = key_for_uri(ls.workspace, params.text_document.uri)
+    if ls.settings_for(key).lint_run == "onSave":
+        return  # gradguard.lint.run onSave: analysed on open and save only
+    ls.schedule(key)
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_SAVE, types.TextDocumentSaveRegistrationOptions(include_text=False))
 def did_save(ls: GradguardServer, params: types.DidSaveTextDocumentParams) -> None:
-    ls.schedule(params.text_document.uri)
+    ls.schedule(key_for_uri(ls.workspace, params.text_document.uri))
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
 def did_close(ls: GradguardServer, params: types.DidCloseTextDocumentParams) -> None:
-    ls.forget(params.text_document.uri, [params.text_document.uri])
+    ls.forget(doc_key(params.text_document.uri), [params.text_document.uri])
 
 
 # ---- notebooks ------------------------------------------------------------------------
@@ -426,22 +515,25 @@ def did_close(ls: GradguardServer, params: types.DidCloseTextDocumentParams) -> 
 
 @server.feature(types.NOTEBOOK_DOCUMENT_DID_OPEN)
 def notebook_did_open(ls: GradguardServer, params: types.DidOpenNotebookDocumentParams) -> None:
-    ls.schedule(params.notebook_document.uri, 0)
+    ls.schedule(doc_key(params.notebook_document.uri), 0)
 
 
 @server.feature(types.NOTEBOOK_DOCUMENT_DID_CHANGE)
 def notebook_did_change(ls: GradguardServer, params: types.DidChangeNotebookDocumentParams) -> None:
-    ls.schedule(params.notebook_document.uri)
+    key = doc_key(params.notebook_document.uri)
+    if ls.settings_for(key).lint_run == "onSave":
+        return
+    ls.schedule(key)
 
 
 @server.feature(types.NOTEBOOK_DOCUMENT_DID_SAVE)
 def notebook_did_save(ls: GradguardServer, params: types.DidSaveNotebookDocumentParams) -> None:
-    ls.schedule(params.notebook_document.uri)
+    ls.schedule(doc_key(params.notebook_document.uri))
 
 
 @server.feature(types.NOTEBOOK_DOCUMENT_DID_CLOSE)
 def notebook_did_close(ls: GradguardServer, params: types.DidCloseNotebookDocumentParams) -> None:
-    ls.forget(params.notebook_document.uri, [cell.uri for cell in params.cell_text_documents])
+    ls.forget(doc_key(params.notebook_document.uri), [cell.uri for cell in params.cell_text_documents])
 
 
 # ---- configuration -----------------------------------------------------------------------
@@ -505,11 +597,12 @@ def _kind_requested(only, kind: str) -> bool:
 )
 async def code_action(ls: GradguardServer, params: types.CodeActionParams) -> list[types.CodeAction] | None:
     uri = params.text_document.uri
-    doc = ls.workspace.text_documents.get(uri)
+    doc = text_document(ls.workspace, uri)
     if doc is None:
         return None
-    settings = ls.settings_for(uri)
-    analysis = ls.analyses.get(key_for_uri(ls.workspace, uri))
+    key = key_for_uri(ls.workspace, uri)
+    settings = ls.settings_for(key)
+    analysis = ls.analyses.get(key)
     lang = analysis.lang if analysis else ls.lang_for(settings)
     document_changes = ls.document_changes()
     only = params.context.only
@@ -564,7 +657,7 @@ def _can_resolve_edit(ls: GradguardServer) -> bool:
 
 
 def _doc_version(ls: GradguardServer, uri: str) -> int | None:
-    doc = ls.workspace.text_documents.get(uri)
+    doc = text_document(ls.workspace, uri)
     return doc.version if doc else None
 
 
@@ -583,14 +676,14 @@ async def code_action_resolve(ls: GradguardServer, action: types.CodeAction) -> 
 @server.feature(types.TEXT_DOCUMENT_HOVER)
 async def hover(ls: GradguardServer, params: types.HoverParams) -> types.Hover | None:
     uri = params.text_document.uri
-    doc = ls.workspace.text_documents.get(uri)
+    doc = text_document(ls.workspace, uri)
     if doc is None:
         return None
     lines = doc.lines
     if params.position.line >= len(lines):
         return None
     key = key_for_uri(ls.workspace, uri)
-    settings = ls.settings_for(uri)
+    settings = ls.settings_for(key)
     analysis = ls.current(key)
     lang = analysis.lang if analysis else ls.lang_for(settings)
     codec = doc.position_codec
@@ -633,9 +726,9 @@ async def hover(ls: GradguardServer, params: types.HoverParams) -> types.Hover |
                     located = analysis.positions.range(finding.span)
                     rng = located[1] if located else None
         facts = analysis.report.facts
-        tensor = facts.tensor_at(*position) if facts is not None and hasattr(facts, "tensor_at") else None
+        tensor = hov.tensor_at(facts, *position) if facts is not None else None
         if tensor is not None:
-            parts.append(hov.tensor_markdown(tensor, analysis.snapshot, lang))
+            parts.append(hov.tensor_markdown(tensor, analysis.snapshot, lang, facts, position))
     topic = hov.topic_markdown(line, col, lang)
     if topic is not None:
         parts.append(topic[0])
@@ -709,4 +802,4 @@ def main(argv: list[str] | None = None) -> int:
         server.start_tcp(args.host, args.port)
     else:
         server.start_io()
-    return 0
+    return server.exit_status

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from typing import Any
+from urllib.parse import unquote
 
 SEVERITIES = ("error", "warning", "information", "hint")
 DEFAULT_MAX_FILE_BYTES = 5 * 1024 * 1024
@@ -26,9 +27,14 @@ class Settings:
     jedi_enable: bool = True
     jedi_warmup: tuple[str, ...] = ("torch",)  # modules jedi infers once in the background
     jedi_timeout_ms: int = 250
+    lint_run: str = "onType"  # onType | onSave (gradguard.lint.run): onSave analyses on open and save only
 
     def updated(self, raw: dict[str, Any] | None) -> "Settings":
-        """These settings with the keys present in `raw` (camelCase, as clients send them) applied."""
+        """These settings with the keys present in `raw` (camelCase, as clients send them) applied.
+
+        A value of the wrong type or out of range keeps the current value: a typo in settings.json must
+        never fail `initialize`, blank a folder or stop re-analysis.
+        """
         if not isinstance(raw, dict):
             return self
         changes: dict[str, Any] = {}
@@ -37,18 +43,22 @@ class Settings:
         for key in ("select", "ignore"):
             if key in raw:
                 value = raw[key]
-                changes[key] = None if value is None else tuple(str(v) for v in value)
+                if value is None:
+                    changes[key] = None
+                elif (codes := _strings(value)) is not None:
+                    changes[key] = codes
         if isinstance(raw.get("severity"), dict):
             changes["severity"] = {
-                str(k): str(v).lower() for k, v in raw["severity"].items() if str(v).lower() in SEVERITIES
+                k: v.lower() for k, v in raw["severity"].items()
+                if isinstance(k, str) and isinstance(v, str) and v.lower() in SEVERITIES
             }
         if raw.get("language") in ("auto", "en", "zh"):
             changes["language"] = raw["language"]
-        if isinstance(raw.get("debounceMs"), (int, float)) and raw["debounceMs"] >= 0:
-            changes["debounce_ms"] = int(raw["debounceMs"])
-        if isinstance(raw.get("maxFileBytes"), (int, float)) and raw["maxFileBytes"] > 0:
-            changes["max_file_bytes"] = int(raw["maxFileBytes"])
-        if "docsUrl" in raw:
+        if (ms := _number(raw.get("debounceMs"), 0, 60_000)) is not None:
+            changes["debounce_ms"] = int(ms)
+        if (size := _number(raw.get("maxFileBytes"), 1, 1 << 40)) is not None:
+            changes["max_file_bytes"] = int(size)
+        if "docsUrl" in raw and (raw["docsUrl"] is None or isinstance(raw["docsUrl"], str)):
             changes["docs_url"] = raw["docsUrl"] or None
         if raw.get("workspaceTrusted") is False:
             # Restricted Mode: jedi may start the workspace's Python to inspect its environment; stay static.
@@ -57,10 +67,10 @@ class Settings:
         if isinstance(jedi, dict) and raw.get("workspaceTrusted") is not False:
             if isinstance(jedi.get("enable"), bool):
                 changes["jedi_enable"] = jedi["enable"]
-            if isinstance(jedi.get("warmup"), list):
-                changes["jedi_warmup"] = tuple(str(m) for m in jedi["warmup"])
-            if isinstance(jedi.get("timeoutMs"), (int, float)):
-                changes["jedi_timeout_ms"] = int(jedi["timeoutMs"])
+            if isinstance(jedi.get("warmup"), list) and (modules := _strings(jedi["warmup"])) is not None:
+                changes["jedi_warmup"] = modules
+            if (ms := _number(jedi.get("timeoutMs"), 0, 60_000)) is not None:
+                changes["jedi_timeout_ms"] = int(ms)
         return replace(self, **changes)
 
     def severity_for(self, code: str) -> str | None:
@@ -80,25 +90,43 @@ class Settings:
         return overrides
 
 
+def _strings(value: Any) -> tuple[str, ...] | None:
+    """A list of strings (or one string) as a tuple; None for anything else."""
+    if isinstance(value, str):
+        return (value,)
+    if isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
+        return tuple(value)
+    return None
+
+
+def _number(value: Any, low: float, high: float) -> float | None:
+    """A finite number within [low, high] (not a bool); None for anything else."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    if not (low <= value <= high):  # also False for NaN
+        return None
+    return value
+
+
 class SettingsStore:
     """Global settings plus per-folder settings (multi-root workspaces)."""
 
     def __init__(self) -> None:
         self.global_settings = Settings()
         self._raw_global: dict[str, Any] = {}
-        self._raw_folders: dict[str, dict[str, Any]] = {}  # folder URI (no trailing slash) -> raw
+        self._raw_folders: dict[str, dict[str, Any]] = {}  # unquote(folder URI), no trailing slash -> raw
 
     def load(self, raw: Any) -> None:
         """Take settings in any of the shapes clients send: a dict, a {"gradguard": dict}, or a
         list of per-folder dicts with a "workspace" key."""
-        if isinstance(raw, dict) and isinstance(raw.get("gradguard"), dict):
+        if isinstance(raw, dict) and isinstance(raw.get("gradguard"), (dict, list)):
             raw = raw["gradguard"]
         if isinstance(raw, list):
             for entry in raw:
                 if isinstance(entry, dict):
                     folder = entry.get("workspace") or entry.get("scopeUri")
-                    if folder:
-                        self._raw_folders[str(folder).rstrip("/")] = entry
+                    if isinstance(folder, str) and folder:
+                        self._raw_folders[unquote(str(folder)).rstrip("/")] = entry
                     else:
                         self._raw_global.update(entry)
         elif isinstance(raw, dict):
@@ -106,9 +134,10 @@ class SettingsStore:
         self.global_settings = Settings().updated(self._raw_global)
 
     def set_folder(self, folder_uri: str, raw: dict[str, Any]) -> None:
-        self._raw_folders[folder_uri.rstrip("/")] = raw
+        self._raw_folders[unquote(folder_uri).rstrip("/")] = raw
 
     def for_uri(self, uri: str) -> Settings:
+        """Settings for a document key (its URI unquoted, as documents.doc_key() makes it)."""
         best = None
         for folder in self._raw_folders:
             if uri == folder or uri.startswith(folder + "/"):

@@ -28,6 +28,25 @@ class OpRow:
     params: bool | None  # modules: are the parameters saved by forward; None for functions
     names: tuple[str, ...]
     has_params: bool | None = None  # modules: does it hold parameters at all (nn.Embedding does, saves none)
+    # What torch prints after "which is output 0 of" (one entry per name, "-" for nothing printed): for a
+    # tensor this op made, for a tensor its in-place form wrote, for a stale saved parameter of the module.
+    output_of: tuple[str, ...] = ()
+    inplace_output_of: tuple[str, ...] = ()
+    params_output_of: tuple[str, ...] = ()
+
+    def printed(self, column: str, qualified_name: str | None = None) -> str | None:
+        """The X of "output 0 of X" in `column` for one name (or for every name, when they agree); None when
+        torch prints none or the names disagree."""
+        values = getattr(self, column)
+        if not values:
+            return None
+        if qualified_name is not None and qualified_name in self.names:
+            value = values[self.names.index(qualified_name)]
+        elif len(set(values)) == 1:
+            value = values[0]
+        else:
+            return None
+        return None if value == "-" else value
 
 
 @dataclass(frozen=True)
@@ -51,6 +70,17 @@ def _one_of(value: str, allowed: tuple[str, ...], column: str, op: str) -> str:
     return value
 
 
+def _per_name(value: str | None, names: tuple[str, ...], column: str, op: str) -> tuple[str, ...]:
+    values = (value or "").split()
+    if not values:
+        return ()
+    if len(values) == 1:
+        return tuple(values) * len(names)
+    if len(values) != len(names):
+        raise ValueError(f"op table row {op}: {column} has {len(values)} values for {len(names)} names")
+    return tuple(values)
+
+
 def parse_op_table(text: str) -> OpTable:
     """Parse the CSV text (lines starting with '#' are comments)."""
     lines = [line for line in io.StringIO(text) if not line.startswith("#") and line.strip()]
@@ -60,6 +90,7 @@ def parse_op_table(text: str) -> OpTable:
         op = rec["op"]
         kind = _one_of(rec["kind"], KINDS, "kind", op)
         params = _yes_no(rec["params"], "params", op) if kind == "module" else None
+        names = tuple(rec["names"].split())
         row = OpRow(
             op=op,
             kind=kind,
@@ -67,8 +98,11 @@ def parse_op_table(text: str) -> OpTable:
             saves_output=_yes_no(rec["saves_output"], "saves_output", op),
             view=_one_of(rec["view"], VIEWS, "view", op),
             params=params,
-            names=tuple(rec["names"].split()),
+            names=names,
             has_params=_yes_no(rec["has_params"], "has_params", op) if kind == "module" and rec.get("has_params") else None,
+            output_of=_per_name(rec.get("output_of"), names, "output_of", op),
+            inplace_output_of=_per_name(rec.get("inplace_output_of"), names, "inplace_output_of", op),
+            params_output_of=_per_name(rec.get("params_output_of"), names, "params_output_of", op),
         )
         for name in row.names:
             if name in by_name:

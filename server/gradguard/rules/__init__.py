@@ -15,9 +15,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Callable, Iterable
 
-import libcst as cst
-
 from ..findings import Edit, Finding, Fix, Related
+from ..i18n import zh_spacing, zh_text
 from ..source import Source, Span
 
 EXAMPLES_DIR = Path(__file__).with_name("examples")
@@ -68,6 +67,8 @@ class Rule:
                  f"## {h[1]}", self.why[lang], ""]
         if self.runtime_error:
             parts += [f"## {h[2]}", "```text", "RuntimeError: " + self.runtime_error, "```", ""]
+            if any(p in self.runtime_error for p in ("<op>", "<n>", "<i>", "[...]")):
+                parts += [FORM_NOTE[lang], ""]
         else:
             parts += [f"## {h[2]}", "(none: the gradient is silently wrong)" if lang == "en" else "（没有报错：梯度悄悄地算错了）", ""]
         parts += [f"## {h[3]}", self.autograd[lang], ""]
@@ -80,7 +81,16 @@ class Rule:
         parts += [f"## {h[6]}", self.fix_safety[lang], ""]
         if self.references:
             parts += [f"## {h[7]}"] + [f"- {r}" for r in self.references] + [""]
-        return "\n".join(parts)
+        text = "\n".join(parts)
+        return zh_spacing(text) if lang == "zh" else text
+
+
+FORM_NOTE = {
+    "en": "The form of the message: `<op>` (the node torch names), `<i>`, `<n>`, `<m>` (output index and versions) "
+          "and `[...]` (the shape) depend on the program; gradguard fills in what it can prove for each finding.",
+    "zh": "以上是报错信息的格式：`<op>`（torch 给出的节点名）、`<i>`、`<n>`、`<m>`（输出序号与版本）以及 `[...]`（形状）"
+          "取决于具体程序；gradguard 会为每条报告填入它能证明的部分。",
+}
 
 
 def _strip_markers(text: str) -> str:
@@ -142,12 +152,20 @@ class RuleContext:
         text = self.source.line_text(line)
         return text[: len(text) - len(text.lstrip())]
 
-    def finding(self, rule: Rule, node, hint, message: str, *, related=(), fix=None, explanation="") -> Finding | None:
+    def finding(self, rule: Rule, node, hint, message: str, *, related=(), fix=None, explanation="",
+                runtime_error: str | None = None) -> Finding | None:
+        """`runtime_error`: torch's error for this program (default: the rule's)."""
         span = self.span(node, hint)
         if span is None:
             return None
-        return Finding(rule.code, rule.name, message, span, rule.severity, tuple(r for r in related if r), fix,
-                       rule.runtime_error, explanation)
+        related = tuple(r for r in related if r)
+        if self.lang == "zh":  # Chinese labels and one spacing rule around code spans, whoever wrote the text
+            message, explanation = zh_text(message), zh_text(explanation)
+            related = tuple(Related(r.span, zh_text(r.message)) for r in related)
+            if fix is not None:
+                fix = Fix(fix.applicability, zh_text(fix.message), fix.edits)
+        return Finding(rule.code, rule.name, message, span, rule.severity, related, fix,
+                       rule.runtime_error if runtime_error is None else runtime_error, explanation)
 
     def related(self, node, hint, message: str) -> Related | None:
         span = self.span(node, hint)
@@ -159,20 +177,10 @@ class RuleContext:
         return Edit(span, new_text) if span else None
 
     def wrap_no_grad(self, stmt, hint) -> Edit | None:
-        """Put a simple statement (one or more physical lines) inside `with torch.no_grad():`."""
-        torch = self.torch_name()
-        span = self.span(stmt, hint)
-        if torch is None or span is None or not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
-            return None
-        indent = self.indent_of(span.start_line)
-        lines = [self.source.line_text(i) for i in range(span.start_line, span.end_line + 1)]
-        rest = lines[-1][span.end_col:].strip()
-        if rest and not rest.startswith("#"):
-            return None  # another statement follows on the same line
-        body = "\n".join("    " + line if line.strip() else line for line in lines)
-        text = f"{indent}with {torch}.no_grad():\n{body}"
-        end_line = span.end_line
-        return Edit(Span(span.start_line, 0, end_line, len(self.source.line_text(end_line))), text)
+        """Put a statement of its own inside `with torch.no_grad():` (built and checked in gradguard.fixes)."""
+        from ..fixes import wrap_no_grad
+
+        return wrap_no_grad(self, stmt, hint)
 
 
 def make_fix(applicability: str, message: str, *edits) -> Fix | None:

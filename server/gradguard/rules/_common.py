@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from .. import fixes
 from ..findings import Edit
 from . import RuleContext
 
@@ -39,32 +40,8 @@ OUT_OF_PLACE = set(
 
 
 def out_of_place_rewrite(ctx: RuleContext, write, hint) -> tuple[Edit, str] | None:
-    """`y.add_(1)` -> `y = y.add(1)`; `y += 1` -> `y = y + 1`, for a statement writing a plain name."""
-    stmt = write.stmt
-    if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
-        return None
-    small = stmt.body[0]
-    if isinstance(small, cst.AugAssign) and isinstance(small.target, cst.Name) and small.target is not None:
-        op = ctx.code(small.operator).strip().rstrip("=").strip()
-        name = small.target.value
-        value = ctx.code(small.value)
-        if isinstance(small.value, (cst.BinaryOperation, cst.BooleanOperation, cst.IfExp, cst.Lambda)):
-            value = f"({value})"
-        new = f"{name} = {name} {op} {value}"
-        edit = ctx.replace_node(small, hint, new)
-        return (edit, new) if edit else None
-    if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
-        call = small.value
-        func = call.func
-        if (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.attr.value.endswith("_")
-                and func.attr.value[:-1] in OUT_OF_PLACE):
-            name = func.value.value
-            method = func.attr.value[:-1]
-            args = ", ".join(ctx.code(a).rstrip(", ").strip() for a in call.args)
-            new = f"{name} = {name}.{method}({args})"
-            edit = ctx.replace_node(small, hint, new)
-            return (edit, new) if edit else None
-    return None
+    """`y.add_(1)` -> `y = y.add(1)`; `y += 1` -> `y = y + 1`, for a statement writing a plain name (see fixes.py)."""
+    return fixes.out_of_place(ctx, write, hint, OUT_OF_PLACE)
 
 
 def clone_argument(ctx: RuleContext, save) -> tuple[Edit, str] | None:
@@ -85,10 +62,7 @@ def clone_argument(ctx: RuleContext, save) -> tuple[Edit, str] | None:
         if isinstance(expr, (cst.Subscript, cst.Name, cst.Attribute)):
             tensor = facts.expr_values.get(id(expr))
             if tensor is not None and tensor.counter is target_counter:
-                code = ctx.code(expr)
-                new = f"{code}.clone()"
-                edit = ctx.replace_node(expr, save.top, new)
-                return (edit, new) if edit else None
+                return fixes.with_method(ctx, expr, save.top, "clone")
     return None
 
 
@@ -106,11 +80,125 @@ def set_inplace_false(ctx: RuleContext, call, hint) -> Edit | None:
     return None
 
 
-STALE_ERROR = ("one of the variables needed for gradient computation has been modified by an inplace operation: "
-               "[torch.FloatTensor [3]], which is output 0 of Add, is at version 1; expected version 0 instead. "
-               "Hint: enable anomaly detection to find the operation that failed to compute its gradient, with "
-               "torch.autograd.set_detect_anomaly(True, check_nan=False).")
 STALE_MATCH = "one of the variables needed for gradient computation has been modified by an inplace operation"
+STALE_HINT = ("Hint: enable anomaly detection to find the operation that failed to compute its gradient, with "
+              "torch.autograd.set_detect_anomaly(True, check_nan=False).")
+# The form of torch's message (rule docs, README): `<op>`, `<n>`, `<m>` and the shape depend on the program.
+STALE_ERROR = (f"{STALE_MATCH}: [torch.FloatTensor [...]], which is output 0 of <op>, is at version <n>; "
+               f"expected version <m> instead. {STALE_HINT}")
+
+# What torch calls a tensor after `x[i] = ...` wrote it (not a view): its grad_fn is a CopySlices node.
+_SETITEM_OUTPUT_OF = "torch::autograd::CopySlices"
+_AUG_DUNDER = {"+=": "__add__", "-=": "__sub__", "*=": "__mul__", "/=": "__truediv__", "**=": "__pow__",
+               "@=": "__matmul__"}
+_BINARY_DUNDER = {cst.Add: "__add__", cst.Subtract: "__sub__", cst.Multiply: "__mul__", cst.Divide: "__truediv__",
+                  cst.Power: "__pow__", cst.MatrixMultiply: "__matmul__"}
+
+
+def _printed(names, column: str) -> str | None:
+    """What the op table says torch prints for the first of `names` it knows; None when unknown or none."""
+    from ..ops import load_op_table
+
+    table = load_op_table()
+    for name in names:
+        row = table.get(name)
+        if row is not None:
+            return row.printed(column, name)
+    return None
+
+
+def _short_op_names(op: str) -> list[str]:
+    """Qualified names an op label of the analysis can stand for: `sigmoid` -> torch.sigmoid, Tensor.sigmoid, ...;
+    `nn.ReLU` -> torch.nn.ReLU; `*` -> Tensor.__mul__."""
+    if op.startswith("nn."):
+        return ["torch." + op]
+    symbol = {"+": "__add__", "-": "__sub__", "*": "__mul__", "/": "__truediv__", "**": "__pow__", "@": "__matmul__"}
+    if op in symbol:
+        return [f"Tensor.{symbol[op]}"]
+    return [f"torch.{op}", f"Tensor.{op}", f"torch.nn.functional.{op}"]
+
+
+def _agreed(values) -> str | None:
+    """The one value every candidate gives (None when they disagree or any is unknown)."""
+    values = set(values)
+    return values.pop() if len(values) == 1 and None not in values else None
+
+
+def _output_of_op(op: str, column: str) -> str | None:
+    names = _short_op_names(op)
+    from ..ops import load_op_table
+
+    table = load_op_table()
+    known = [table.get(n).printed(column, n) for n in names if table.get(n) is not None]
+    return _agreed(known) if known else None
+
+
+def _written_as(write) -> str | None:
+    """What torch calls a (non-view) tensor after this in-place write: the grad_fn the write gives it."""
+    op = write.op
+    if write.kind == "method" and op.endswith("_()"):
+        return _printed([f"Tensor.{op[:-3]}"], "inplace_output_of")
+    if write.kind == "augassign" and op in _AUG_DUNDER:
+        return _printed([f"Tensor.{_AUG_DUNDER[op]}"], "inplace_output_of")
+    if write.kind in ("inplace_arg", "inplace_module") and op.endswith("(inplace=True)"):
+        name = op[: -len("(inplace=True)")]
+        if write.kind == "inplace_module":
+            return _printed([f"torch.nn.{name}"], "inplace_output_of")
+        return _output_of_op(name, "inplace_output_of")
+    if write.kind == "setitem":
+        return _SETITEM_OUTPUT_OF
+    return None
+
+
+def stale_output_of(save, write) -> str | None:
+    """The X of torch's `which is output 0 of X` for this stale save, when the analysis knows it; None when torch
+    prints no X (a saved leaf, an LSTM weight) or the analysis cannot tell which X."""
+    if save.what == "parameters":
+        return _printed([f"torch.{save.op}"] if save.op.startswith("nn.") else [], "params_output_of")
+    if save.what == "output":
+        # A saved output keeps the node of the op that saved it, whatever writes it later.
+        if save.op.endswith("(inplace=True)"):
+            name = save.op[: -len("(inplace=True)")]
+            if name[:1].isupper():
+                return _printed([f"torch.nn.{name}"], "inplace_output_of")
+            return _output_of_op(name, "inplace_output_of")
+        return _output_of_op(save.op, "output_of")
+    tensor = save.tensor
+    if tensor is None or not hasattr(tensor, "counter"):
+        return None
+    if save.via_index or tensor.view_kind in ("index", "view"):
+        # A view whose base was written in place gets a regenerated as_strided grad_fn. In a loop the failing save
+        # is a later iteration's, whose base the earlier writes already put in the graph.
+        if write.kind == "setitem" and (tensor.requires_grad is True or save.loop is not None):
+            return "AsStrided"
+        return None
+    if tensor.is_leaf is not False or tensor.requires_grad is not True or write.via:
+        return None  # a leaf prints no node; a write through an alias leaves the tensor's own grad_fn alone
+    # The tensor's grad_fn at backward is the last in-place write's: known when all its writes agree.
+    return _agreed(_written_as(w) for w in tensor.counter.writes if not w.via)
+
+
+def stale_error(save, write) -> str:
+    """torch's error for this stale save, with what the analysis knows filled in and the rest as a form:
+    `[torch.FloatTensor [...]]` when the shape is unknown, `<n>`/`<m>` when the versions depend on the run."""
+    tensor = save.tensor
+    shape = getattr(tensor, "shape", None) if save.what != "parameters" and not save.via_index else None
+    sizes = ", ".join(str(n) for n in shape) if shape is not None else "..."
+    text = f"{STALE_MATCH}: [torch.FloatTensor [{sizes}]]"
+    output_of = stale_output_of(save, write)
+    if output_of:
+        text += f", which is output 0 of {output_of},"
+    counter = save.counter
+    # Versions are the program's own only when the counter starts in this code (not a parameter or an argument)
+    # and nothing repeats: one save outside loops, one write (a loop's write is interpreted more than once).
+    known = counter.known_start and save.loop is None and len(counter.writes) == 1 and save.what != "parameters"
+    now, then = (write.version_after, save.version) if known else ("<n>", "<m>")
+    return f"{text} is at version {now}; expected version {then} instead. {STALE_HINT}"
+
+
+def is_form(runtime_error: str) -> bool:
+    """Does the predicted text hold parts that depend on the run (`[...]`, `<n>`, `<op>`)?"""
+    return any(part in runtime_error for part in ("[...]", "<n>", "<m>", "<op>", "<i>"))
 
 
 def saved_name(save, ctx: RuleContext | None = None) -> str:
@@ -177,34 +265,72 @@ def stale_timeline(ctx: RuleContext, problem) -> str:
 
 
 def detach_carry_fix(ctx: RuleContext, problem) -> tuple[Edit, str] | None:
-    """Cut the graph carried into the next iteration.
+    """Cut the graph carried into the next iteration at the carry, keeping this iteration's gradients (fixes.py)."""
+    return fixes.detach_carry(ctx, problem)
 
-    `h = h_next` -> `h = h_next.detach()`; when the state is unpacked from a call (`out, h = cell(x, h)`), detach
-    it where the next iteration first reads it: `cell(x, h.detach())`. Tuples of tensors (LSTM `(h, c)`) are
-    detached element by element.
-    """
-    carry = problem.detail.get("carry")
-    if carry is None:
-        return None
-    from ..facts.model import Seq
 
-    is_tuple = isinstance(carry.tensor, Seq)
-    stmt = carry.stmt
-    simple = (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Assign)
-              and len(stmt.body[0].targets) == 1 and isinstance(stmt.body[0].targets[0].target, cst.Name))
-    if simple:
-        node, hint = carry.value_node, problem.top
-        value = ctx.code(node)
-    elif carry.use_node is not None:
-        node, hint = carry.use_node, carry.use_top or problem.top
-        value = carry.name
-    else:
+# ---- errors torch raises at the write itself --------------------------------------------------------------
+LEAF_ERROR = "a leaf Variable that requires grad is being used in an in-place operation."
+LEAF_VIEW_ERROR = "a view of a leaf Variable that requires grad is being used in an in-place operation."
+MULTI_VIEW_TAIL = ("is a view and is being modified inplace. This view is the output of a function that returns "
+                   "multiple views. Such functions do not allow the output views to be modified inplace. You should "
+                   "replace the inplace operation by an out-of-place one.")
+OUT_TAIL = "functions with out=... arguments don't support automatic differentiation, but one of the arguments requires grad."
+
+
+def _whole(subscript) -> bool:
+    """`t[:]`, `t[:, :]`, `t[...]`: indexing that returns the tensor itself, not a view."""
+    if not isinstance(subscript, cst.Subscript):
+        return False
+    for element in subscript.slice:
+        item = element.slice
+        if isinstance(item, cst.Index) and isinstance(item.value, cst.Ellipsis):
+            continue
+        if isinstance(item, cst.Slice) and item.lower is None and item.upper is None and item.step is None:
+            continue
+        return False
+    return True
+
+
+def leaf_view_error(write) -> str:
+    """`w[:] = v` writes the leaf itself (full slices give the tensor back, not a view): torch's leaf error."""
+    node = write.node
+    if write.kind == "method" and isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+        node = node.func.value
+    return LEAF_ERROR if _whole(node) else LEAF_VIEW_ERROR
+
+
+def call_qualname(ctx: RuleContext, node) -> str | None:
+    """`torch.split(x, 2)` -> torch.split, `x.chunk(3)` -> Tensor.chunk (x a tensor), `F.relu` -> its torch name."""
+    from ..facts.names import canonical, dotted
+
+    if not isinstance(node, cst.Call):
         return None
-    if is_tuple:
-        new = f"tuple(s.detach() for s in {value})"
-    elif isinstance(node, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)):
-        new = f"{value}.detach()"
-    else:
-        new = f"({value}).detach()"
-    edit = ctx.replace_node(node, hint, new)
-    return (edit, new) if edit else None
+    func = node.func
+    name = dotted(func)
+    if name is not None:
+        head, _, rest = name.partition(".")
+        imports = getattr(ctx.facts, "imports", {})
+        if head in imports:
+            return canonical(imports[head] + ("." + rest if rest else ""))
+    if isinstance(func, cst.Attribute) and ctx.facts.expr_values.get(id(func.value)) is not None:
+        return f"Tensor.{func.attr.value}"
+    return None
+
+
+def multi_view_error(ctx: RuleContext, tensor) -> str:
+    """`Output <i> of Split is a view ...`: the node from the op table; which output it is, the analysis does not
+    know."""
+    from ..ops import load_op_table
+
+    origin = tensor.origin if tensor is not None else None
+    if isinstance(origin, cst.Subscript):
+        origin = origin.value
+    name = call_qualname(ctx, origin)
+    row = load_op_table().get(name) if name else None
+    node = row.printed("output_of", name) if row is not None else None
+    return f"Output <i> of {node or '<op>'} {MULTI_VIEW_TAIL}"
+
+
+def out_error(op: str) -> str:
+    return f"{op or '<op>'}(): {OUT_TAIL}"

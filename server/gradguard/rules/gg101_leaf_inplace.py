@@ -4,6 +4,7 @@ from __future__ import annotations
 import libcst as cst
 
 from . import Rule, make_fix
+from ..i18n import created_by
 from ._common import created_line, name_of, out_of_place_rewrite, set_inplace_false
 
 RULE = Rule(
@@ -34,7 +35,7 @@ RULE = Rule(
         "en": "`w.is_leaf` is True and `w.requires_grad` is True; `w.grad_fn` is None. An in-place op in grad mode "
               "would have to give `w` a `grad_fn`, which a leaf cannot have. Under `torch.no_grad()` the same write "
               "is allowed: it bumps `w._version` and leaves `w` a leaf (this is how optimizers update parameters).",
-        "zh": "`w.is_leaf` 为 True，`w.requires_grad` 为 True，`w.grad_fn` 为 None。启用梯度时的原地操作需要给 `w` "
+        "zh": "`w.is_leaf` 为 `True`，`w.requires_grad` 为 `True`，`w.grad_fn` 为 `None`。启用梯度时的原地操作需要给 `w` "
               "一个 `grad_fn`，而叶子张量不能有。放在 `torch.no_grad()` 中则允许：版本计数器（`_version`）加一，`w` "
               "仍是叶子张量（优化器就是这样更新参数的）。",
     },
@@ -42,12 +43,12 @@ RULE = Rule(
         "en": "A parameter update (the write uses `.grad`, the tensor's `.grad` is read elsewhere, or the target is an "
               "`nn.Parameter` / a model parameter) is wrapped in `with torch.no_grad():` — safe: that is what the "
               "update meant and the original could only raise. Otherwise `w += 1` becomes `w = w + 1` — unsafe: `w` is "
-              "then a non-leaf, so `w.grad` stays None and the gradient flows to the original leaf instead. Where a "
+              "then a non-leaf, so `w.grad` stays `None` and the gradient flows to the original leaf instead. Where a "
               "loop backpropagates through `w` again (re-binding would break it) or no out-of-place method exists "
               "(`fill_`, `uniform_`), the write is wrapped in `torch.no_grad()` instead — unsafe: it is not recorded.",
         "zh": "参数更新（写入用到了 `.grad`，或目标是 `nn.Parameter` / 模型参数）会被放进 `with torch.no_grad():`——"
               "安全修复：这正是更新的本意，而原代码只会报错。其他情况把 `w += 1` 改成 `w = w + 1`——不安全修复："
-              "之后 `w` 是非叶子张量，`w.grad` 保持 None，梯度流向原来的叶子张量。如果循环会再次经过 `w` 做反向传播"
+              "之后 `w` 是非叶子张量，`w.grad` 保持 `None`，梯度流向原来的叶子张量。如果循环会再次经过 `w` 做反向传播"
               "（重新绑定会破坏循环），或者没有对应的非原地方法（`fill_`、`uniform_`），则把写入放进 `torch.no_grad()`"
               "——不安全修复：写入不被记录。",
     },
@@ -81,8 +82,8 @@ def check(ctx):
                                            "改为 `inplace=False`（叶子张量不再被修改）"),
                            set_inplace_false(ctx, call, hint))
         elif rewrite and not problem.detail.get("loop_backward"):
-            fix = make_fix("unsafe", ctx.t(f"Rewrite as `{rewrite[1]}` ({name} becomes a non-leaf: its .grad stays None)",
-                                           f"改写为 `{rewrite[1]}`（{name} 变成非叶子张量：它的 .grad 保持 None）"),
+            fix = make_fix("unsafe", ctx.t(f"Rewrite as `{rewrite[1]}` ({name} becomes a non-leaf: its `.grad` stays `None`)",
+                                           f"改写为 `{rewrite[1]}`（{name} 变成非叶子张量：它的 `.grad` 保持 `None`）"),
                            rewrite[0])
         else:
             # Re-binding a leaf that a training loop backpropagates through again would break that loop:
@@ -97,10 +98,10 @@ def check(ctx):
             f"{name} 是需要梯度的叶子张量{where}；这里的原地操作 `{write.op}` 会立刻报错。请在 `torch.no_grad()` 中更新参数，"
             "或者在副本上操作。")
         explanation = ctx.t(
-            f"1. {name} is a leaf created on line {line} by {tensor.created_by} (`is_leaf=True`, `requires_grad=True`).\n"
+            f"1. {name} is a leaf created on line {line} by {created_by(tensor.created_by, 'en')} (`is_leaf=True`, `requires_grad=True`).\n"
             f"2. Line {ctx.line(write.node, hint)} writes it in place with `{write.op}` while grad mode is on.\n"
             "3. torch raises at that line: a leaf that requires grad cannot be modified in place.",
-            f"1. {name} 是第 {line} 行由 {tensor.created_by} 创建的叶子张量（`is_leaf=True`，`requires_grad=True`）。\n"
+            f"1. {name} 是第 {line} 行由 {created_by(tensor.created_by, 'zh')} 创建的叶子张量（`is_leaf=True`，`requires_grad=True`）。\n"
             f"2. 第 {ctx.line(write.node, hint)} 行在启用梯度时用 `{write.op}` 原地修改它。\n"
             "3. torch 在这一行报错：需要梯度的叶子张量不能被原地修改。")
         related = [ctx.related(tensor.origin, hint, ctx.t(f"{name} created here as a leaf that requires grad",

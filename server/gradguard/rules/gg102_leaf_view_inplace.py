@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from . import Rule, make_fix
-from ._common import created_line, name_of
+from ._common import leaf_view_error, created_line, name_of
 
 RULE = Rule(
     code="GG102",
@@ -66,6 +66,6 @@ def check(ctx):
             "3. torch 在这里报错：启用梯度时不能原地修改需要梯度的叶子张量的视图。")
         related = [ctx.related(tensor.origin, hint, ctx.t(f"{name} created here", f"{name} 在这里创建"))] if tensor.origin is not None else []
         f = ctx.finding(RULE, write.stmt if write.kind == "setitem" else write.node, hint, message, related=related,
-                        fix=fix, explanation=explanation)
+                        fix=fix, explanation=explanation, runtime_error=leaf_view_error(write))
         if f:
             yield f

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from . import Rule, make_fix
-from ._common import name_of, out_of_place_rewrite
+from ._common import MULTI_VIEW_TAIL, multi_view_error, name_of, out_of_place_rewrite
 
 RULE = Rule(
     code="GG103",
@@ -35,9 +35,7 @@ RULE = Rule(
         "zh": "`a.mul_(2)` 改为 `a = a.mul(2)`——不安全修复：基张量 `y` 不再被修改。",
     },
     match="is a view and is being modified inplace. This view is the output of a function that returns multiple views.",
-    runtime_error="Output 0 of Unbind is a view and is being modified inplace. This view is the output of a "
-                  "function that returns multiple views. Such functions do not allow the output views to be modified "
-                  "inplace. You should replace the inplace operation by an out-of-place one.",
+    runtime_error=f"Output <i> of <op> {MULTI_VIEW_TAIL}",
 )
 
 
@@ -61,7 +59,7 @@ def check(ctx):
             f"2. 第 {ctx.line(write.node, hint)} 行原地修改其中之一（`{write.op}`）。\n"
             "3. torch 在这里报错：返回多个视图的函数的输出不能被原地修改。")
         f = ctx.finding(RULE, write.stmt if write.kind == "setitem" else write.node, hint, message, fix=fix,
-                        explanation=explanation,
+                        explanation=explanation, runtime_error=multi_view_error(ctx, tensor),
                         related=[ctx.related(tensor.origin, hint, ctx.t("views created here", "视图在这里创建"))] if tensor.origin is not None else [])
         if f:
             yield f

@@ -1,9 +1,9 @@
 """GG104: `out=` with an argument that requires grad."""
 from __future__ import annotations
 
-import libcst as cst
-
+from ..fixes import out_arg_rewrite
 from . import Rule, make_fix
+from ._common import out_error
 
 RULE = Rule(
     code="GG104",
@@ -31,7 +31,7 @@ RULE = Rule(
         "zh": "`torch.sin(w, out=o)` 改为 `o = torch.sin(w)`——不安全修复：`o` 被重新绑定，其他引用旧 `o` 的地方（视图、预分配缓冲区）看不到结果。",
     },
     match="functions with out=... arguments don't support automatic differentiation, but one of the arguments requires grad.",
-    runtime_error="sin(): functions with out=... arguments don't support automatic differentiation, but one of the arguments requires grad.",
+    runtime_error=out_error(""),
 )
 
 
@@ -42,20 +42,12 @@ def check(ctx):
         op = problem.detail.get("op", "")
         fix = None
         stmt = problem.stmt
-        if (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Expr)
-                and stmt.body[0].value is call):
-            out_arg = next((a for a in call.args if a.keyword is not None and a.keyword.value == "out"), None)
-            if out_arg is not None and isinstance(out_arg.value, cst.Name):
-                new_call = call.with_changes(args=[a for a in call.args if a is not out_arg])
-                args = list(new_call.args)
-                if args:
-                    args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
-                new = f"{out_arg.value.value} = {ctx.code(new_call.with_changes(args=args))}"
-                fix = make_fix("unsafe", ctx.t(f"Rewrite as `{new}`", f"改写为 `{new}`"),
-                               ctx.replace_node(stmt.body[0], hint, new))
+        rewrite = out_arg_rewrite(ctx, stmt, call, hint)
+        if rewrite:
+            fix = make_fix("unsafe", ctx.t(f"Rewrite as `{rewrite[1]}`", f"改写为 `{rewrite[1]}`"), rewrite[0])
         message = ctx.t(f"`{op}(..., out=...)` with an argument that requires grad raises: autograd cannot record `out=` writes.",
                         f"`{op}(..., out=...)` 的参数需要梯度，会报错：autograd 无法记录 `out=` 写入。")
-        f = ctx.finding(RULE, call, hint, message, fix=fix,
+        f = ctx.finding(RULE, call, hint, message, fix=fix, runtime_error=out_error(op),
                         explanation=ctx.t("`out=` writes the result in place into an existing tensor; with grad enabled and an input that requires grad, torch refuses.",
                                           "`out=` 把结果原地写入已有张量；启用梯度且输入需要梯度时，torch 拒绝执行。"))
         if f:

@@ -1,6 +1,7 @@
 """GG108: an in-place write on the result of `expand()` that broadcasts a dimension."""
 from __future__ import annotations
 
+from ..fixes import with_method
 from . import Rule, make_fix
 from ._common import name_of, write_desc
 
@@ -50,10 +51,9 @@ def check(ctx):
         name = name_of(tensor, ctx.t("this tensor", "这个张量"))
         origin = tensor.origin
         fix = None
-        if origin is not None:
-            code = ctx.code(origin)
-            fix = make_fix("safe", ctx.t(f"Clone it: `{code}.clone()`", f"复制它：`{code}.clone()`"),
-                           ctx.replace_node(origin, hint, f"{code}.clone()"))
+        cloned = with_method(ctx, origin, hint, "clone") if origin is not None else None
+        if cloned:
+            fix = make_fix("safe", ctx.t(f"Clone it: `{cloned[1]}`", f"复制它：`{cloned[1]}`"), cloned[0])
         e_line = ctx.line(origin, hint) if origin is not None else 0
         message = ctx.t(
             f"{name} comes from `expand` on line {e_line}: its rows share one memory location, so the in-place "

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from . import Rule, make_fix
-from ._common import STALE_ERROR, STALE_MATCH, clone_argument, out_of_place_rewrite, saved_name, stale_timeline, use_phrase
+from ._common import STALE_ERROR, STALE_MATCH, stale_error, clone_argument, out_of_place_rewrite, saved_name, stale_timeline, use_phrase
 
 RULE = Rule(
     code="GG201",
@@ -81,6 +81,6 @@ def check(ctx):
             related.append(ctx.related(problem.use, hint, ctx.t("backward needs the saved value here",
                                                                 "反向传播在这里需要保存的值")))
         f = ctx.finding(RULE, write.node, write.top or hint, message, related=related, fix=fix,
-                        explanation=stale_timeline(ctx, problem))
+                        explanation=stale_timeline(ctx, problem), runtime_error=stale_error(problem.save, problem.write))
         if f:
             yield f

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from . import Rule, make_fix
-from ._common import STALE_ERROR, STALE_MATCH, saved_name, set_inplace_false, stale_timeline, use_phrase
+from ._common import STALE_ERROR, STALE_MATCH, stale_error, saved_name, set_inplace_false, stale_timeline, use_phrase
 
 RULE = Rule(
     code="GG202",
@@ -58,13 +58,13 @@ def check(ctx):
         when = ctx.t(" whenever dropout is active (training mode, p > 0)", "（只要 dropout 生效：训练模式且 p > 0）") if dropout else ""
         message = ctx.t(
             f"`{write.op}` overwrites {saved_name(save, ctx)}, which `{save.op}` saved for backward on line {s_line}; "
-            f"{use_phrase(ctx, problem)} will fail{when}. Use inplace=False here.",
+            f"{use_phrase(ctx, problem)} will fail{when}. Use `inplace=False` here.",
             f"`{write.op}` 覆盖了 {saved_name(save, ctx)}，它在第 {s_line} 行被 `{save.op}` 保存用于反向传播；"
-            f"{use_phrase(ctx, problem)}会失败{when}。请在这里使用 inplace=False。")
+            f"{use_phrase(ctx, problem)}会失败{when}。请在这里使用 `inplace=False`。")
         related = [ctx.related(save.node, save.top or hint, ctx.t(f"saved by `{save.op}` here", f"在这里被 `{save.op}` 保存"))]
         if write.module_ctor is not None:
-            related.append(ctx.related(write.module_ctor, hint, ctx.t("built with inplace=True here", "在这里以 inplace=True 构造")))
+            related.append(ctx.related(write.module_ctor, hint, ctx.t("built with `inplace=True` here", "在这里以 `inplace=True` 构造")))
         f = ctx.finding(RULE, write.node, write.top or hint, message, related=related, fix=fix,
-                        explanation=stale_timeline(ctx, problem))
+                        explanation=stale_timeline(ctx, problem), runtime_error=stale_error(problem.save, problem.write))
         if f:
             yield f

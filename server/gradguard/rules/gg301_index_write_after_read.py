@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from . import Rule, make_fix
-from ._common import STALE_ERROR, STALE_MATCH, clone_argument, stale_timeline, use_phrase
+from ._common import STALE_ERROR, STALE_MATCH, stale_error, clone_argument, stale_timeline, use_phrase
 
 RULE = Rule(
     code="GG301",
@@ -34,8 +34,7 @@ RULE = Rule(
         "en": "The read at the saving op becomes `x[i].clone()` — safe: same values, and the original could only raise.",
         "zh": "在保存它的运算处改为读取 `x[i].clone()`——安全修复：值相同，而原代码只会报错。",
     },
-    runtime_error=STALE_ERROR.replace("[torch.FloatTensor [3]], which is output 0 of Add, is at version 1; expected version 0",
-                                      "[torch.FloatTensor []], which is output 0 of AsStrided, is at version 4; expected version 3"),
+    runtime_error=STALE_ERROR,
     match=STALE_MATCH,
 )
 
@@ -64,6 +63,6 @@ def check(ctx):
         if problem.use is not None:
             related.append(ctx.related(problem.use, hint, ctx.t("backward fails here", "反向传播在这里失败")))
         f = ctx.finding(RULE, write.stmt, write.top or hint, message, related=related, fix=fix,
-                        explanation=stale_timeline(ctx, problem))
+                        explanation=stale_timeline(ctx, problem), runtime_error=stale_error(problem.save, problem.write))
         if f:
             yield f

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from . import Rule
-from ._common import STALE_ERROR, STALE_MATCH, stale_timeline, use_phrase
+from ._common import STALE_ERROR, STALE_MATCH, stale_error, stale_timeline, use_phrase
 
 RULE = Rule(
     code="GG401",
@@ -39,8 +39,7 @@ RULE = Rule(
         "zh": "没有自动修复：在 `step()` 之前对所有用到这些权重的计算图调用 `backward()`，或者对从一个模型流向另一个模型的张量"
               "调用 `detach()`（`D(fake.detach())`）。",
     },
-    runtime_error=STALE_ERROR.replace("[torch.FloatTensor [3]], which is output 0 of Add, is at version 1; expected version 0",
-                                      "[torch.FloatTensor [1, 8]], which is output 0 of AsStrided, is at version 2; expected version 1"),
+    runtime_error=STALE_ERROR,
     match=STALE_MATCH,
 )
 
@@ -56,17 +55,16 @@ def check(ctx):
             continue
         save, write, hint = problem.save, problem.write, problem.top
         s_line = ctx.line(save.node, save.top or hint)
-        b_line = ctx.line(problem.use, hint) if problem.use is not None else 0
         message = ctx.t(
             f"`{write.op}` modifies {write.target_name} in place, but the graph built on line {s_line} saved them and "
-            f"{use_phrase(ctx, problem)} still needs it. Run that backward before step(), or detach what crosses between models.",
+            f"{use_phrase(ctx, problem)} still needs it. Run that backward before `step()`, or `detach()` what crosses between models.",
             f"`{write.op}` 原地修改了 {write.target_name}，但第 {s_line} 行构建的计算图保存了它们，而{use_phrase(ctx, problem)}"
-            "仍需要这张图。请在 step() 之前执行该反向传播，或对跨模型传递的张量调用 detach()。")
+            "仍需要这张图。请在 `step()` 之前执行该反向传播，或对跨模型传递的张量调用 `detach()`。")
         related = [ctx.related(save.node, save.top or hint, ctx.t("weights saved for backward here", "权重在这里被保存用于反向传播"))]
         if problem.use is not None:
-            related.append(ctx.related(problem.use, hint, ctx.t(f"backward on line {b_line} needs the old weights",
-                                                                f"第 {b_line} 行的反向传播需要旧的权重")))
+            related.append(ctx.related(problem.use, hint, ctx.t("this backward needs the old weights",
+                                                                "这里的反向传播需要旧的权重")))
         f = ctx.finding(RULE, write.node, write.top or hint, message, related=related,
-                        explanation=stale_timeline(ctx, problem))
+                        explanation=stale_timeline(ctx, problem), runtime_error=stale_error(problem.save, problem.write))
         if f:
             yield f

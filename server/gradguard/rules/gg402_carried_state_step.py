@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from . import Rule, make_fix
-from ._common import STALE_ERROR, STALE_MATCH, detach_carry_fix, stale_timeline
+from ._common import STALE_ERROR, STALE_MATCH, stale_error, detach_carry_fix, stale_timeline
 
 RULE = Rule(
     code="GG402",
@@ -36,12 +36,22 @@ RULE = Rule(
               "权重。此时通常也不再需要 `retain_graph=True`。",
     },
     fix_safety={
-        "en": "`h = h_next` becomes `h = h_next.detach()` — unsafe: gradients no longer flow into earlier iterations "
-              "(which the original could never compute anyway, because it raises).",
-        "zh": "`h = h_next` 改为 `h = h_next.detach()`——不安全修复：梯度不再流入之前的迭代（原代码也算不出这些梯度，因为它会报错）。",
+        "en": "The carried state is detached where it passes into the next iteration, never the value the loss is "
+              "computed from: `h = h_next` becomes `h = h_next.detach()`; `out, h = rnn(x, h)` gets a line `h = "
+              "h.detach()` after it (`h, c = h.detach(), c.detach()` after `y, (h, c) = lstm(...)`; `state = "
+              "tuple(s.detach() for s in state)` for LSTM state, so a `state = None` start still works); when the "
+              "rest of the iteration still computes the loss from `h` (`h = cell(x, h)`), that line goes at the "
+              "end of the loop body, so every iteration's gradients still reach the model. No fix is offered when "
+              "a `continue` could skip it. Unsafe: gradients no longer flow into earlier iterations (which the "
+              "original could never compute anyway, because it raises).",
+        "zh": "在携带的状态进入下一轮迭代的地方调用 detach，而不是对计算损失所用的值：`h = h_next` 改为 `h = h_next.detach()`；"
+              "`out, h = rnn(x, h)` 之后加一行 `h = h.detach()`（`y, (h, c) = lstm(...)` 之后加 `h, c = h.detach(), c.detach()`；"
+              "LSTM 状态用 `state = tuple(s.detach() for s in state)`，因此从 `state = None` 开始也能运行）；"
+              "如果本轮之后的代码仍用 `h` 计算损失（`h = cell(x, h)`），这一行放在循环体末尾，每一轮的梯度仍能到达模型。"
+              "若 `continue` 可能跳过它，则不提供修复。"
+              "不安全修复：梯度不再流入之前的迭代（原代码也算不出这些梯度，因为它会报错）。",
     },
-    runtime_error=STALE_ERROR.replace("[torch.FloatTensor [3]], which is output 0 of Add, is at version 1; expected version 0",
-                                      "[torch.FloatTensor [1, 1]], which is output 0 of AsStrided, is at version 3; expected version 2"),
+    runtime_error=STALE_ERROR,
     match=STALE_MATCH,
 )
 
@@ -81,6 +91,6 @@ def check(ctx):
         explanation = stale_timeline(ctx, problem) + ctx.t(
             f"\n4. The old graph is reached through `{name}`, assigned on line {ctx.line(problem.carry, hint)} and used in the next iteration.",
             f"\n4. 旧的计算图是通过 `{name}` 到达的：它在第 {ctx.line(problem.carry, hint)} 行被赋值，并在下一轮中使用。")
-        f = ctx.finding(RULE, problem.carry, hint, message, related=related, fix=fix, explanation=explanation)
+        f = ctx.finding(RULE, problem.carry, hint, message, related=related, fix=fix, explanation=explanation, runtime_error=stale_error(problem.save, problem.write))
         if f:
             yield f

@@ -31,8 +31,18 @@ RULE = Rule(
         "zh": "加上 `retain_graph=True` 只会在优化器修改权重后把这个错误换成 GG402；应当对携带的状态调用 `detach()`（截断的时间反向传播）。",
     },
     fix_safety={
-        "en": "`h = h_next` becomes `h = h_next.detach()` — unsafe: gradients no longer flow into earlier iterations.",
-        "zh": "`h = h_next` 改为 `h = h_next.detach()`——不安全修复：梯度不再流入之前的迭代。",
+        "en": "The carried state is detached where it passes into the next iteration, never the value the loss is "
+              "computed from: `h = h_next` becomes `h = h_next.detach()`; `out, h = rnn(x, h)` gets a line `h = "
+              "h.detach()` after it (`h, c = h.detach(), c.detach()` after `y, (h, c) = lstm(...)`; `state = "
+              "tuple(s.detach() for s in state)` for LSTM state, so a `state = None` start still works); when the "
+              "rest of the iteration still computes the loss from `h` (`h = cell(x, h)`), that line goes at the "
+              "end of the loop body, so every iteration's gradients still reach the model. No fix is offered when "
+              "a `continue` could skip it. Unsafe: gradients no longer flow into earlier iterations.",
+        "zh": "在携带的状态进入下一轮迭代的地方调用 detach，而不是对计算损失所用的值：`h = h_next` 改为 `h = h_next.detach()`；"
+              "`out, h = rnn(x, h)` 之后加一行 `h = h.detach()`（`y, (h, c) = lstm(...)` 之后加 `h, c = h.detach(), c.detach()`；"
+              "LSTM 状态用 `state = tuple(s.detach() for s in state)`，因此从 `state = None` 开始也能运行）；"
+              "如果本轮之后的代码仍用 `h` 计算损失（`h = cell(x, h)`），这一行放在循环体末尾，每一轮的梯度仍能到达模型。"
+              "若 `continue` 可能跳过它，则不提供修复。不安全修复：梯度不再流入之前的迭代。",
     },
     runtime_error="Trying to backward through the graph a second time (or directly access saved tensors after they have "
                   "already been freed). Saved intermediate values of the graph are freed when you call .backward() or "

@@ -29,7 +29,7 @@ RULE = Rule(
         "zh": "使用 `foreach=False` 或 `foreach=True` 时同一程序会报版本错误；使用 `fused=True` 时返回用新权重算出的梯度。",
     },
     fix_safety={"en": "No automatic fix: run every backward that needs the weights before `step()`, or detach carried state.",
-                "zh": "没有自动修复：在 `step()` 之前执行所有需要这些权重的反向传播，或对携带的状态调用 detach()。"},
+                "zh": "没有自动修复：在 `step()` 之前执行所有需要这些权重的反向传播，或对携带的状态调用 `detach()`。"},
     runtime_error="",
 )
 

@@ -70,32 +70,39 @@ def main(argv: list[str]) -> int:
         return 2
 
     from .core import Tracer  # imports torch
-    from . import report
 
     live_text = opts.format == "text"
     tracer = Tracer(strict=opts.strict, warn_at_write=not opts.no_write_warnings, lang=opts.lang,
-                    emit=(lambda text: print(text, file=sys.stderr, flush=True)) if live_text else (lambda text: None))
+                    emit=(lambda text: print(text, file=sys.stderr, flush=True)) if live_text else (lambda text: None),
+                    report_at_exit=False)
     status = run_program(tracer, opts.script, opts.module, program_args)
-
-    stale = [f for f in tracer.findings if f.kind == "stale-save"]
-    if live_text:
-        for finding in stale:  # silent writes were printed when they happened
-            print("\n" + finding.text, file=sys.stderr)
     argv_doc = (["-m", opts.module] if opts.module else [opts.script]) + program_args
-    doc = report.document(tracer.findings, argv_doc, status)
-    if opts.output != "-":
+    finish(tracer, opts.format, opts.output, opts.lang, argv_doc, status)
+    return status
+
+
+def finish(tracer, fmt: str, output: str, lang: str, argv: list[str] | None = None, status: int | None = None) -> dict:
+    """After the program: each finding's full report once (after the program's own traceback), then
+    the trace document to `output` ('-': not written) and, for --format json, on stderr."""
+    from . import report
+
+    if fmt == "text":
+        for finding in tracer.findings:
+            print("\n" + finding.text, file=sys.stderr)
+    doc = report.document(tracer.findings, argv, status)
+    if output != "-":
         try:
-            os.makedirs(os.path.dirname(opts.output) or ".", exist_ok=True)
-            with open(opts.output, "w", encoding="utf-8") as fh:
+            os.makedirs(os.path.dirname(output) or ".", exist_ok=True)
+            with open(output, "w", encoding="utf-8") as fh:
                 json.dump(doc, fh, indent=2, ensure_ascii=False)
                 fh.write("\n")
         except OSError as exc:
-            print(f"gradguard trace: cannot write {opts.output}: {exc}", file=sys.stderr)
-    if opts.format == "json":
+            print(f"gradguard trace: cannot write {output}: {exc}", file=sys.stderr)
+    if fmt == "json":
         print(json.dumps(doc, indent=2, ensure_ascii=False), file=sys.stderr)
-    elif tracer.findings and opts.output != "-":
-        print(report.summary(len(tracer.findings), opts.output, opts.lang), file=sys.stderr)
-    return status
+    elif tracer.findings and output != "-":
+        print(report.summary(len(tracer.findings), output, lang), file=sys.stderr)
+    return doc
 
 
 def run_program(tracer, script: str | None, module: str | None, args: list[str]) -> int:
@@ -138,7 +145,8 @@ def run_program(tracer, script: str | None, module: str | None, args: list[str])
 
 def _print_user_traceback(exc: BaseException) -> None:
     """Python's traceback without gradguard's and runpy's frames (the tracer is not the program)."""
-    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+    here = os.path.dirname(os.path.abspath(__file__)) + os.sep  # gradguard/trace/
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # gradguard/cli.py, __main__.py
     te = traceback.TracebackException(type(exc), exc, exc.__traceback__)
     seen = set()
     todo = [te]
@@ -148,6 +156,7 @@ def _print_user_traceback(exc: BaseException) -> None:
             continue
         seen.add(id(item))
         kept = [f for f in item.stack if not f.filename.startswith(here) and "<frozen runpy>" not in f.filename
+                and os.path.dirname(os.path.abspath(f.filename)) != package
                 and not f.filename.endswith(os.sep + "runpy.py")]
         item.stack = traceback.StackSummary.from_list(kept)
         todo.extend(x for x in (item.__cause__, item.__context__) if x is not None)

@@ -17,9 +17,11 @@ from __future__ import annotations
 
 import inspect
 import itertools
+import linecache
 import os
 import sys
 import sysconfig
+import warnings
 import weakref
 from collections import deque
 from dataclasses import dataclass
@@ -27,6 +29,7 @@ from dataclasses import dataclass
 import torch
 from torch.overrides import TorchFunctionMode
 
+from ..explain import catalog
 from . import report
 
 _SEQ = itertools.count(1)
@@ -36,9 +39,14 @@ _WRITE_LOG_LIMIT = 256  # per storage; a storage saved by a graph that never die
 # Which frames belong to the user
 
 
+_GRADGUARD_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
 def _skip_prefixes() -> tuple[str, ...]:
-    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the gradguard package
-    prefixes = {here + os.sep, os.path.dirname(os.path.abspath(torch.__file__)) + os.sep}
+    # gradguard's own frames are the tracer (this package) and the command line (files directly in the
+    # package); the rule examples under gradguard/rules/examples/ are user programs like any other.
+    prefixes = {os.path.dirname(os.path.abspath(__file__)) + os.sep,
+                os.path.dirname(os.path.abspath(torch.__file__)) + os.sep}
     for key in ("stdlib", "platstdlib", "purelib", "platlib"):
         path = sysconfig.get_paths().get(key)
         if path:
@@ -48,13 +56,15 @@ def _skip_prefixes() -> tuple[str, ...]:
 
 _SKIP = _skip_prefixes()
 _TORCH_DIR = os.path.dirname(os.path.abspath(torch.__file__)) + os.sep
+_inference_mode_enabled = torch.is_inference_mode_enabled
 _IS_USER: dict[str, bool] = {}
 
 
 def _is_user_file(filename: str) -> bool:
     if filename.startswith("<"):
         return not filename.startswith("<frozen")
-    return not os.path.abspath(filename).startswith(_SKIP)
+    path = os.path.abspath(filename)
+    return not path.startswith(_SKIP) and os.path.dirname(path) != _GRADGUARD_DIR
 
 
 def _user_frame(depth: int = 2) -> tuple[str, int, str]:
@@ -96,8 +106,11 @@ class SavedTensor:
     def __del__(self):
         try:
             tracer = self.tracer
-            if tracer is not None and self.key is not None:
-                tracer._release(self.key, self.seq)
+            if tracer is not None:
+                if tracer._backward_now:
+                    tracer._tag_freed(self)
+                if self.key is not None:
+                    tracer._release(self.key, self.seq)
         except Exception:  # a half-built record, or interpreter shutdown
             pass
 
@@ -124,6 +137,7 @@ class InplaceWrite:
     version_after: int
     start: int
     end: int  # byte range written (over-approximated by the tensor's extent)
+    module: tuple | None = None  # (file, line, "nn.ReLU(inplace=True)"): the torch module that wrote, where it was made
 
 
 def _extent(t: torch.Tensor) -> tuple[int, int]:
@@ -203,37 +217,51 @@ class _WriteWatcher(TorchFunctionMode):
         self.tracer = tracer
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
+        __tracebackhide__ = True  # IPython and pytest hide this frame; Tracer.__exit__ prunes it
         kind = _KIND.get(func)
         if kind is None:
             kind = _classify(func)
         code = kind[0]
-        if code == _PLAIN:
-            if kwargs:
-                if "out" in kwargs and self.tracer.live:
-                    return self.tracer._watched_call(func, args, kwargs, kwargs["out"], _op_name(func) + "(out=)")
+        try:  # free in CPython 3.11+ unless torch raises
+            if code == _PLAIN:
+                if _inference_mode_enabled():
+                    return self.tracer._inference_call(func, args, kwargs or {})
+                if kwargs:
+                    if "out" in kwargs and self.tracer.live:
+                        return self.tracer._watched_call(func, args, kwargs, kwargs["out"], _op_name(func) + "(out=)")
+                    return func(*args, **kwargs)
+                return func(*args)
+            if kwargs is None:
+                kwargs = {}
+            tracer = self.tracer
+            if code == _BACKWARD:
+                number = tracer._backward_started(kwargs, args)
+                outer, tracer._backward_now = tracer._backward_now, number
+                try:
+                    return func(*args, **kwargs)
+                finally:
+                    tracer._backward_now = outer
+            if not tracer.live:
                 return func(*args, **kwargs)
-            return func(*args)
-        if kwargs is None:
-            kwargs = {}
-        tracer = self.tracer
-        if code == _BACKWARD:
-            tracer._backward_started(kwargs, args)
-            return func(*args, **kwargs)
-        if not tracer.live:
-            return func(*args, **kwargs)
-        op = None
-        if code == _WRITE_SELF:
-            target = args[0] if args else None
-        else:  # inplace=True functional
-            index = kind[1]
-            flag = kwargs.get("inplace", args[index] if len(args) > index else False)
-            if not flag:
-                return func(*args, **kwargs)
-            target = args[0] if args else kwargs.get("input")
-            op = _op_name(func) + "(inplace=True)"
-        if "out" in kwargs:
-            target = [*_tensors(target), *_tensors(kwargs["out"])]
-        return tracer._watched_call(func, args, kwargs, target, op)
+            op = None
+            if code == _WRITE_SELF:
+                target = args[0] if args else None
+            else:  # inplace=True functional
+                index = kind[1]
+                flag = kwargs.get("inplace", args[index] if len(args) > index else False)
+                if not flag:
+                    return func(*args, **kwargs)
+                target = args[0] if args else kwargs.get("input")
+                op = _op_name(func) + "(inplace=True)"
+            if "out" in kwargs:
+                target = [*_tensors(target), *_tensors(kwargs["out"])]
+            return tracer._watched_call(func, args, kwargs, target, op)
+        except RuntimeError as exc:
+            try:
+                self.tracer._torch_raised(exc, func, code, args, kwargs or {})
+            except Exception:  # never let the tracer replace the program's own error
+                pass
+            raise
 
 
 # ---------------------------------------------------------------------------------------------
@@ -245,14 +273,17 @@ class Tracer:
 
     strict: also raise (instead of warning) when backward reads a tensor whose storage was
     written without a version bump (``.data`` writes, fused optimizers).
-    warn_at_write: print a warning at the in-place write that invalidates a live save.
+    warn_at_write: print a one-line warning at the in-place write that invalidates a live save.
+    report_at_exit: print each finding's full report once when the ``with`` block ends (the
+    command line prints them itself, after the program's traceback).
     emit: called with each text block to show the user (default: print to stderr).
     """
 
     def __init__(self, *, strict: bool = False, warn_at_write: bool = True, lang: str = "en",
-                 emit=None):
+                 emit=None, report_at_exit: bool = True):
         self.strict = strict
         self.warn_at_write = warn_at_write
+        self.report_at_exit = report_at_exit
         self.lang = lang
         self.emit = emit if emit is not None else _print_stderr
         self.live: dict[int, dict[int, LiveSave]] = {}  # storage key -> seq -> live save
@@ -260,11 +291,21 @@ class Tracer:
         self.findings: list[report.TraceFinding] = []
         self.backward_calls = 0
         self.backward_sites: deque = deque(maxlen=64)  # (number, file, line, retain_graph)
+        self._backward_now = 0  # number of the backward() call running, 0 outside backward
         self._warned: set = set()
+        self._keys: dict[tuple, report.TraceFinding] = {}  # one finding per (kind, lines)
+        self._pending: dict[int, tuple[BaseException, report.TraceFinding]] = {}
+        self._reported = 0  # findings[:_reported] have had their full report printed
+        self.module_sites: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # module -> (file, line)
+        self.inference_sites: dict[int, tuple] = {}  # storage key -> (weakref, file, line, op) made under inference_mode
         self._active = False
 
     # -- installation ---------------------------------------------------------------------
     def __enter__(self) -> "Tracer":
+        self._showwarning = warnings.showwarning
+        warnings.showwarning = self._show_warning
+        self._module_init = torch.nn.Module.__init__
+        torch.nn.Module.__init__ = _recording_init(self._module_init, self.module_sites)
         self._hooks = torch.autograd.graph.saved_tensors_hooks(self._pack, self._unpack)
         self._hooks.__enter__()
         self._mode = _WriteWatcher(self)
@@ -272,14 +313,50 @@ class Tracer:
         self._active = True
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, exc_type, exc, tb) -> None:
         self._active = False
-        self._mode.__exit__(*exc)
-        self._hooks.__exit__(*exc)
+        self._mode.__exit__(exc_type, exc, tb)
+        self._hooks.__exit__(exc_type, exc, tb)
+        torch.nn.Module.__init__ = self._module_init
+        if warnings.showwarning == self._show_warning:
+            warnings.showwarning = self._showwarning
+        if exc is not None:
+            self.confirm(exc)
+            prune_traceback(exc)
+        self._pending.clear()
+        if self.report_at_exit:
+            self.flush_reports()
 
     def live_saves(self) -> int:
         """Number of saved tensors currently held by live graphs (for leak checks)."""
         return sum(len(v) for v in self.live.values())
+
+    def confirm(self, exc: BaseException) -> None:
+        """`exc` reached the top (the end of the traced block, a notebook cell): the errors torch raised
+        on the way become findings. Errors the program caught and handled never do."""
+        seen = set()
+        while exc is not None and id(exc) not in seen:
+            seen.add(id(exc))
+            pending = self._pending.pop(id(exc), None)
+            if pending is not None and pending[0] is exc:
+                self._add(pending[1])
+            exc = exc.__cause__ or exc.__context__
+
+    def flush_reports(self) -> None:
+        """Print the full report of every finding not reported yet (each finding once)."""
+        while self._reported < len(self.findings):
+            finding = self.findings[self._reported]
+            self._reported += 1
+            self.emit(finding.text)
+
+    def _add(self, finding: "report.TraceFinding") -> None:
+        key = finding.key()
+        known = self._keys.get(key)
+        if known is not None:
+            known.count += 1
+            return
+        self._keys[key] = finding
+        self.findings.append(finding)
 
     # -- saved tensors --------------------------------------------------------------------
     def _pack(self, t: torch.Tensor):
@@ -318,6 +395,15 @@ class Tracer:
             del self.live[key]
             self.writes.pop(key, None)
 
+    def _tag_freed(self, rec: SavedTensor) -> None:
+        """Backward is freeing the node that held `rec`: remember on the node which forward line built it
+        and which backward() call freed it, for a later "backward through the graph a second time"."""
+        node = torch._C._current_autograd_node()
+        if node is not None:
+            meta = node.metadata
+            if "gradguard" not in meta:
+                meta["gradguard"] = (rec.file, rec.line, self._backward_now)
+
     def _unpack(self, rec):
         if not isinstance(rec, SavedTensor):
             return rec
@@ -336,13 +422,14 @@ class Tracer:
         return tensor
 
     # -- writes ---------------------------------------------------------------------------
-    def _backward_started(self, kwargs, args) -> None:
+    def _backward_started(self, kwargs, args) -> int:
         self.backward_calls += 1
         file, line, _ = _user_frame(3)
         retain = kwargs.get("retain_graph")
         if retain is None and len(args) > 2 and isinstance(args[2], bool):
             retain = args[2]
         self.backward_sites.append((self.backward_calls, file, line, bool(retain)))
+        return self.backward_calls
 
     def _watched_call(self, func, args, kwargs, target, op=None):
         live = self.live
@@ -359,10 +446,11 @@ class Tracer:
         result = func(*args, **kwargs)
         file, line, via = _user_frame(3)
         op = op or _op_name(func)
+        module = self._module_site() if via.startswith(_TORCH_DIR + "nn" + os.sep) else None
         for t, key, before in hits:
             start, end = _extent(t)
             write = InplaceWrite(seq, file, line, op, _module_of(via), before, t._version,
-                                 start, end)
+                                 start, end, module)
             log = self.writes.get(key)
             if log is None:
                 log = self.writes[key] = deque(maxlen=_WRITE_LOG_LIMIT)
@@ -373,6 +461,8 @@ class Tracer:
 
     def _warn_write(self, key: int, write: InplaceWrite) -> None:
         for save in list(self.live.get(key, {}).values()):
+            if save.seq > write.seq:
+                continue  # saved by the write itself (relu_ saves its own result): valid
             start, end = _extent(save.tensor)
             if not (write.start < end and start < write.end):
                 continue
@@ -383,6 +473,105 @@ class Tracer:
                 continue
             self._warned.add(pair)
             self.emit(report.write_warning(kind, save, write, now, self.lang))
+
+    def _show_warning(self, message, category, filename, lineno, file=None, line=None):
+        """Warnings torch raises from C++ point at the innermost Python frame, the watcher's: show the
+        user's line instead, as without the tracer."""
+        if _tracer_frame(filename):
+            filename, lineno, _ = _user_frame(2)
+            line = linecache.getline(filename, lineno)
+        self._showwarning(message, category, filename, lineno, file, line)
+
+    def _inference_call(self, func, args, kwargs):
+        """An op under inference_mode: remember where its results were made, so that "Inference tensors
+        cannot be saved for backward" later names the line that created the tensor."""
+        result = func(*args, **kwargs)
+        sites = self.inference_sites
+        for t in _tensors(result):
+            key = _storage_key(t)
+            if key is None:
+                continue
+            known = sites.get(key)
+            if known is None or known[0]() is None:  # new, or a freed storage whose address was reused
+                if len(sites) >= 4096:
+                    sites.pop(next(iter(sites)))
+                file, line, _ = _user_frame(3)
+                try:
+                    sites[key] = (weakref.ref(t), file, line, _op_name(func))
+                except TypeError:
+                    pass
+        return result
+
+    def _created_site(self, args, kwargs):
+        """(file, line, op) where an inference tensor among the arguments was created, if seen."""
+        for value in [*args, *kwargs.values()]:
+            for t in _tensors(value):
+                try:
+                    if t.is_inference():
+                        site = self.inference_sites.get(_storage_key(t))
+                        if site is not None and site[0]() is not None:
+                            return site[1:]
+                except Exception:
+                    continue
+        return None
+
+    def _module_site(self):
+        """(file, line, description) where the nn.Module whose forward is running was constructed: a write
+        inside torch's own modules (nn.ReLU(inplace=True) in an nn.Sequential) is then traced to the line
+        that created that module."""
+        frame = sys._getframe(2)
+        while frame is not None:
+            module = frame.f_locals.get("self") if frame.f_code.co_name == "forward" else None
+            if module is not None:
+                try:
+                    site = self.module_sites.get(module)
+                except TypeError:
+                    site = None
+                if site is not None:
+                    return (site[0], site[1], _describe_module(module))
+            if _is_user_file(frame.f_code.co_filename):
+                return None  # the user's own code called in: the module is not torch's
+            frame = frame.f_back
+        return None
+
+    # -- errors torch raises itself -------------------------------------------------------
+    def _torch_raised(self, exc: RuntimeError, func, code: int, args, kwargs) -> None:
+        """Torch raised `exc` from `func`: explain the autograd errors raised at the line itself (leaf,
+        view, out=, inference, overlapping writes) and backward through a freed graph. The finding is
+        kept only if the error reaches the top (`confirm`)."""
+        if id(exc) in self._pending or getattr(exc, "_gradguard_seen", False):
+            return
+        text = str(exc)
+        try:
+            exc._gradguard_seen = True  # an outer watcher frame sees the same exception again
+        except Exception:
+            pass
+        if code == _BACKWARD and "Trying to backward through the graph a second time" in text:
+            finding = self._backward_twice(text, args, kwargs)
+        else:
+            kind = _write_time_kind(text) if code != _BACKWARD else None
+            if kind is None:
+                return  # not an autograd error raised at the line itself (inside backward: not the write)
+            file, line, _ = _user_frame(3)
+            created = self._created_site(args, kwargs) if kind.id.startswith("inference") else None
+            finding = report.torch_error(kind=kind, torch_message=text.split("\n")[0], file=file, line=line,
+                                         op=_op_name(func), created=created,
+                                         module=self._module_site() if kind.id != "inference-saved" else None,
+                                         lang=self.lang)
+        if len(self._pending) >= 64:  # errors the program caught keep their frames alive: keep few
+            self._pending.pop(next(iter(self._pending)))
+        self._pending[id(exc)] = (exc, finding)
+
+    def _backward_twice(self, text: str, args, kwargs):
+        current = self.backward_sites[-1] if self.backward_sites else (self.backward_calls, "<unknown>", 0, False)
+        freed = _find_freed(_graph_roots(args, kwargs), current[0])
+        freed_site = None
+        if freed is not None:
+            number = freed[2]
+            freed_site = next((s for s in self.backward_sites if s[0] == number), None)
+        return report.backward_twice(torch_message=text.split("\n")[0], node=freed[3] if freed else None,
+                                     build=(freed[0], freed[1]) if freed else None, freed_site=freed_site,
+                                     current=current, lang=self.lang)
 
     # -- findings -------------------------------------------------------------------------
     def _culprit(self, rec: SavedTensor) -> InplaceWrite | None:
@@ -407,7 +596,7 @@ class Tracer:
         )
         if not rec.reported:
             rec.reported = True
-            self.findings.append(finding)
+            self._add(finding)
         # A plain RuntimeError, as autograd raises: user code catching it keeps working.
         return RuntimeError(finding.error_text)
 
@@ -420,10 +609,109 @@ class Tracer:
             tensor=rec.tensor, node=node, save_file=rec.file, save_line=rec.line,
             version=rec.version, write=write, lang=self.lang,
         )
-        self.findings.append(finding)
+        self._add(finding)
         if self.strict:
             raise RuntimeError(finding.error_text)
-        self.emit(finding.text)
+
+
+_WRITE_TIME_KINDS = ("view-of-leaf-inplace", "leaf-inplace", "multi-output-view", "multi-output-view-base",
+                     "no-grad-view", "out-argument", "overlapping-write", "input-overlap", "inference-inplace", "inference-saved",
+                     "inference-requires-grad")
+_WRITE_TIME = [k for k in catalog.KINDS if k.id in _WRITE_TIME_KINDS]
+
+
+def _write_time_kind(text: str):
+    head = text[:2000]
+    for kind in _WRITE_TIME:
+        if kind.pattern.search(head):
+            return kind
+    return None
+
+
+def _graph_roots(args, kwargs) -> list:
+    first = args[0] if args else kwargs.get("tensors", kwargs.get("outputs"))
+    roots = list(_tensors(first))
+    return [t.grad_fn for t in roots if t.grad_fn is not None]
+
+
+def _find_freed(roots, current: int, limit: int = 20000):
+    """(file, line, backward number, node name) of the node nearest the roots whose saved tensors a
+    previous backward() freed, from the tags `_tag_freed` left; None if none is reachable. (The failing
+    call `current` already ran, and freed, the new part of the graph before it reached the old one.)"""
+    todo = deque(roots)
+    seen = set()
+    while todo and len(seen) < limit:
+        node = todo.popleft()
+        if node is None or id(node) in seen:
+            continue
+        seen.add(id(node))
+        try:
+            tag = node.metadata.get("gradguard")
+        except Exception:
+            tag = None
+        if tag is not None and tag[2] != current:
+            return (*tag, node.name())
+        todo.extend(fn for fn, _ in node.next_functions)
+    return None
+
+
+def _recording_init(original, sites):
+    """nn.Module.__init__ that also records the user line constructing the module."""
+    def __init__(self, *args, **kwargs):
+        original(self, *args, **kwargs)
+        try:
+            file, line, _ = _user_frame(2)
+            if line:
+                sites[self] = (file, line)
+        except Exception:
+            pass
+    __init__.__wrapped__ = original
+    return __init__
+
+
+def _describe_module(module) -> str:
+    name = type(module).__name__
+    if getattr(module, "inplace", False) is True:
+        return f"nn.{name}(inplace=True)" if type(module).__module__.startswith("torch.nn") else f"{name}(inplace=True)"
+    return f"nn.{name}" if type(module).__module__.startswith("torch.nn") else name
+
+
+_TRACER_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+_OVERRIDES = os.path.join(_TORCH_DIR, "overrides.py")
+
+
+def _tracer_frame(filename: str) -> bool:
+    return filename.startswith(_TRACER_DIR) or filename == _OVERRIDES
+
+
+def prune_traceback(exc: BaseException) -> None:
+    """Take the tracer's frames out of `exc`'s traceback (and of its chained exceptions): the watcher's
+    ``__torch_function__``, torch/overrides.py's dispatch, and the torch frame that called into it (the
+    function's ``has_torch_function`` branch; its real body follows as the next frame)."""
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        entries = []
+        tb = exc.__traceback__
+        while tb is not None:
+            entries.append(tb)
+            tb = tb.tb_next
+        if any(_tracer_frame(e.tb_frame.f_code.co_filename) for e in entries):
+            kept = []
+            for i, entry in enumerate(entries):
+                name = entry.tb_frame.f_code.co_filename
+                if _tracer_frame(name):
+                    continue
+                after = entries[i + 1].tb_frame.f_code.co_filename if i + 1 < len(entries) else ""
+                if after == _OVERRIDES and name.startswith(_TORCH_DIR):
+                    continue
+                kept.append(entry)
+            for a, b in zip(kept, kept[1:]):
+                a.tb_next = b
+            if kept:
+                kept[-1].tb_next = None
+                exc.__traceback__ = kept[0]
+        exc = exc.__cause__ or exc.__context__
 
 
 def _current_node_name() -> str | None:

@@ -20,21 +20,34 @@ _OUTPUT_SAVING = {
 
 @dataclass
 class TraceFinding:
-    kind: str  # "stale-save" | "silent-write"
+    kind: str  # "stale-save" | "silent-write" | "backward-twice" | "torch-error"
     severity: str  # "error" | "warning"
-    message: str  # one line
-    save: dict  # {"file", "line", "node"}
+    message: str  # one line, in the tracer's language
+    save: dict | None  # {"file", "line", "node"}: where the tensor was saved / the graph was built
     write: dict | None  # {"file", "line", "op"}
-    tensor: dict  # {"shape", "dtype"}
-    versions: dict  # {"saved", "now"}
+    tensor: dict | None  # {"shape", "dtype"}
+    versions: dict | None  # {"saved", "now"}
     why: str = ""
     fix: str = ""
-    text: str = ""  # the block printed on stderr
-    error_text: str = ""  # the RuntimeError message (torch's text + gradguard lines)
-    extra: dict = field(default_factory=dict)
+    text: str = ""  # the full report, printed once
+    error_text: str = ""  # the RuntimeError message (torch's text + one gradguard line)
+    error: str = ""  # torch-error: the error's id in gradguard explain's catalog ("leaf-inplace", ...)
+    raised: dict | None = None  # {"file", "line", "op"}: the line where torch raised (torch-error)
+    freed_by: dict | None = None  # backward-twice: {"file", "line", "call"} of the backward() that freed the graph
+    backward: dict | None = None  # backward-twice: {"file", "line", "call"} of the failing backward()
+    carry: dict | None = None  # backward-twice: {"file", "line", "code"} state carried without detach()
+    module: dict | None = None  # {"file", "line", "module"}: where the torch module that wrote was constructed
+    created: dict | None = None  # inference errors: {"file", "line", "op"} where inference_mode made the tensor
+    i18n: dict = field(default_factory=dict)  # lang -> {"message", "why", "fix"}
+    count: int = 1  # how many times the program hit it (a loop repeats a finding)
+
+    def key(self) -> tuple:
+        def at(site):
+            return (site.get("file"), site.get("line")) if site else None
+        return (self.kind, self.error, at(self.save), at(self.write), at(self.raised), at(self.backward))
 
     def to_json(self) -> dict:
-        return {
+        doc = {
             "kind": self.kind,
             "severity": self.severity,
             "message": self.message,
@@ -45,6 +58,25 @@ class TraceFinding:
             "why": self.why,
             "fix": self.fix,
         }
+        for name in ("error", "raised", "freed_by", "backward", "carry", "module", "created"):
+            value = getattr(self, name)
+            if value:
+                doc[name] = value
+        doc["count"] = self.count
+        doc["i18n"] = self.i18n
+        return doc
+
+
+LANGS = ("en", "zh")
+
+
+def _in_all_languages(builder, lang: str, /, **kwargs):
+    """Build a finding's texts in every language: trace.json carries them all, so the language server
+    shows runtime findings in its own language whatever `--lang` the trace ran with."""
+    parts = {code: builder(lang=code, **kwargs) for code in LANGS}
+    chosen = parts[lang if lang in parts else "en"]
+    i18n = {code: {"message": p["message"], "why": p["why"], "fix": p["fix"]} for code, p in parts.items()}
+    return chosen, i18n
 
 
 def document(findings: list[TraceFinding], argv: list[str] | None = None, status: int | None = None) -> dict:
@@ -110,7 +142,8 @@ T = {
             "backward() call {n}{bline} went through it again. That graph still needs the weights as they were before the "
             "optimizer step at line {write} changed them in place."),
         "through": " (it is reached through `{var}`, assigned from `{src}` at line {line} without .detach())",
-        "fix_optim_retained": "detach the state carried across iterations (`{var} = {src}.detach()`), or call backward() for every graph that uses these weights before step()",
+        "through_self": " (it is reached through `{var}`, which line {line} binds to its own result and feeds back without .detach())",
+        "fix_optim_retained": "detach the state carried across iterations (`{detach}`), or call backward() for every graph that uses these weights before step()",
         "fix_optim_retained_nocarry": "detach state carried across iterations, or call backward() for every graph that uses these weights before step()",
         "why_optim_shared": (
             "the graph built at line {save} was used by backward() at line {b1} (with retain_graph=True), then the "
@@ -149,6 +182,39 @@ T = {
         "error_prefix": "gradguard trace: error [stale-save]",
         "warning_prefix": "gradguard trace: warning [silent-write]",
         "summary": "gradguard trace: {n} finding(s), written to {path}",
+        "error_at": "gradguard trace: error", "colon": ": ",
+        "detach_or_tuple": "{a}` or, for an (h, c) tuple, `{b}",
+        "sep": "; ", "created": "created", "module": "module",
+        "msg_created": "the inference tensor was created under inference_mode at {loc}",
+        "msg_scope": " (inference mode entered at line {line})",
+        "msg_module": "the write is done by the {module} created at {loc}",
+        "module_row": "{module} created at {loc}",
+        "why_module": ("during the forward call at line {save}, {node} saved a tensor for backward, and then the "
+                       "{module} created at line {line} overwrote that tensor in place"),
+        "fix_module": "create that module with inplace=False (line {line}), or clone() its input",
+        "line": "line", "op": "op", "torch": "torch",
+        "msg_raised": "{title} at {loc} ({op}); torch raised the error at this line",
+        "bw_call": "backward() at {loc} (call {n})",
+        "bw_line": "backward() at line {line} (call {n})", "paren": "({})",
+        "call": "call {n}",
+        "graph": "graph", "freed": "freed", "again": "again", "carried": "carried",
+        "twice_title": "backward through a graph whose saved tensors an earlier backward() freed",
+        "msg_twice": "{cur} went through the graph built at {build} ({node}), which {freed} had already freed",
+        "msg_twice_nofree": "{cur} went through the graph built at {build} ({node}), whose saved tensors an earlier backward() freed",
+        "msg_twice_unknown": "{cur} went through a graph whose saved tensors an earlier backward() freed",
+        "why_twice": ("{freed} freed the saved tensors of the graph built at line {build} (backward() frees them "
+                      "unless retain_graph=True), and {cur} needs them again"),
+        "why_twice_loop": ("the same backward() line ran before ({freed}) and freed the saved tensors of the graph "
+                           "built at line {build}; {cur} reaches that old graph again"),
+        "why_twice_nofree": "an earlier backward() freed this graph's saved tensors, and {cur} needs them again",
+        "why_twice_carry": ("; it is reached through `{var}`, assigned from `{src}` at line {line} (`{stmt}`) without "
+                            ".detach(), so each new loss also reaches the previous iteration's graph of line {build}"),
+        "why_twice_carry_self": ("; it is reached through `{var}`, which line {line} binds to its own result and feeds "
+                                 "back without .detach(), so each new loss also reaches the previous iteration's graph"),
+        "fix_twice_carry": ("detach the state carried across iterations (`{detach}`); retain_graph=True "
+                            "only if backpropagating through the old iterations is really intended"),
+        "fix_twice": ("detach() tensors carried from one backward() to the next, or recompute the forward pass; "
+                      "retain_graph=True only if both backward() calls really need the same graph"),
     },
     "zh": {
         "stale_title": "为反向传播保存的张量在反向传播使用之前被原地操作（in-place 操作）修改",
@@ -173,7 +239,8 @@ T = {
             "第 {save} 行在之前的迭代中（{k}反向传播 backward() 之前）构建的计算图仍然存活，{n}反向传播{bline}又经过了它。"
             "这个计算图仍然需要第 {write} 行优化器更新（`optimizer.step()`）原地修改之前的权重。"),
         "through": "（通过 `{var}` 到达：它在第 {line} 行由 `{src}` 赋值，没有分离（`detach()`））",
-        "fix_optim_retained": "分离跨迭代传递的状态（`{var} = {src}.detach()`），或在 step() 之前对所有使用这些权重的计算图调用 backward()",
+        "through_self": "（通过 `{var}` 到达：第 {line} 行把自己的结果赋给它，没有分离（`detach()`）就传回下一轮）",
+        "fix_optim_retained": "分离跨迭代传递的状态（`{detach}`），或在 step() 之前对所有使用这些权重的计算图调用 backward()",
         "fix_optim_retained_nocarry": "分离跨迭代传递的状态（`detach()`），或在 step() 之前对所有使用这些权重的计算图调用 backward()",
         "why_optim_shared": (
             "第 {save} 行构建的计算图先被第 {b1} 行的 backward()（保留计算图 `retain_graph=True`）使用，随后第 {write} 行的"
@@ -205,6 +272,34 @@ T = {
         "error_prefix": "gradguard trace: 错误 [stale-save]",
         "warning_prefix": "gradguard trace: 警告 [silent-write]",
         "summary": "gradguard trace: {n} 个发现，已写入 {path}",
+        "error_at": "gradguard trace: 错误", "colon": "：",
+        "detach_or_tuple": "{a}`；如果是 (h, c) 元组，用 `{b}",
+        "sep": "；", "created": "创建", "module": "模块",
+        "msg_created": "这个推理张量（inference tensor）在 {loc} 的 inference_mode 中创建",
+        "msg_scope": "（第 {line} 行进入推理模式）",
+        "msg_module": "写入由 {loc} 创建的 {module} 完成",
+        "module_row": "{module} 创建于 {loc}",
+        "why_module": "在第 {save} 行的前向调用中，{node} 为反向传播保存了一个张量，随后第 {line} 行创建的 {module} 原地覆盖了这个张量",
+        "fix_module": "创建该模块时使用 inplace=False（第 {line} 行），或先复制（`clone()`）它的输入",
+        "line": "代码行", "op": "操作", "torch": "torch 报错",
+        "msg_raised": "{loc}：{title}（{op}）；torch 在这一行抛出错误",
+        "bw_call": "{loc} 的 backward()（{n}调用）",
+        "bw_line": "第 {line} 行的 backward()（{n}调用）", "paren": "（{}）",
+        "call": "{n}调用",
+        "graph": "计算图", "freed": "释放", "again": "再次", "carried": "传递",
+        "twice_title": "反向传播经过了一个已被之前的 backward() 释放的计算图",
+        "msg_twice": "{cur}经过了在 {build} 构建的计算图（{node}），而它已被{freed}释放",
+        "msg_twice_nofree": "{cur}经过了在 {build} 构建的计算图（{node}），它保存的张量已被之前的 backward() 释放",
+        "msg_twice_unknown": "{cur}经过了一个保存的张量已被之前的 backward() 释放的计算图",
+        "why_twice": ("{freed} 释放了第 {build} 行构建的计算图所保存的张量（除非 `retain_graph=True`，backward() 都会释放它们），"
+                      "而{cur}又需要它们"),
+        "why_twice_loop": "同一行的 backward() 之前执行过（{freed}），释放了第 {build} 行构建的计算图所保存的张量；{cur}又经过了这个旧计算图",
+        "why_twice_nofree": "之前的 backward() 已释放这个计算图所保存的张量，而{cur}又需要它们",
+        "why_twice_carry": ("；它通过 `{var}` 到达：`{var}` 在第 {line} 行由 `{src}` 赋值（`{stmt}`），没有分离（`detach()`），"
+                            "所以每个新的损失也会经过上一轮迭代在第 {build} 行构建的计算图"),
+        "why_twice_carry_self": "；它通过 `{var}` 到达：第 {line} 行把自己的结果赋给 `{var}`，没有分离（`detach()`）就传回下一轮，所以每个新的损失也会经过上一轮迭代的计算图",
+        "fix_twice_carry": "分离跨迭代传递的状态（`{detach}`）；只有确实要反向传播到之前的迭代时才使用 `retain_graph=True`",
+        "fix_twice": "分离（`detach()`）从一次 backward() 传到下一次的张量，或重新做前向计算；只有两次 backward() 确实需要同一个计算图时才使用 `retain_graph=True`",
     },
 }
 
@@ -213,17 +308,28 @@ def _t(lang: str) -> dict:
     return T.get(lang, T["en"])
 
 
+def _detach_code(tr: dict, detach: str) -> str:
+    """The code of a detach fix, put between backticks by the templates; a tuple alternative after NUL."""
+    if "\x00" in detach:
+        one, tup = detach.split("\x00")
+        return tr["detach_or_tuple"].format(a=one, b=tup)
+    return detach
+
+
 def _loc(path: str, line: int) -> str:
     return f"{_short(path)}:{line}"
 
 
-def _carried_state(path: str, save_line: int) -> tuple[str, str, int, str] | None:
-    """(var, src, line, stmt): a loop assigns `var = src` where `src` is a result of the save
-    line and `var` feeds back into it — state carried across iterations without detach()."""
+def _carried_state(path: str, save_line: int) -> tuple[str, str, int, str, str] | None:
+    """(var, src, line, stmt, detach): state carried across iterations without detach(). In the loop
+    around the save line, `var` is read by the save statement and bound from its results: by the save
+    statement itself (`h = cell(x, h)`, `y, (h, c) = lstm(x, (h, c))`), or by a later assignment from
+    them (`h_cur = h_next`; `h_n, c_n = hidden` then `h = h_n`). `detach` is the fix's code."""
     try:
         with open(path, encoding="utf-8") as fh:
-            tree = ast.parse(fh.read())
-    except (OSError, SyntaxError, ValueError):
+            source = fh.read(2_000_000)
+        tree = ast.parse(source)
+    except (OSError, SyntaxError, ValueError, RecursionError):
         return None
     loops = [n for n in ast.walk(tree) if isinstance(n, (ast.For, ast.While))
              and n.lineno <= save_line <= (n.end_lineno or n.lineno)]
@@ -238,18 +344,39 @@ def _carried_state(path: str, save_line: int) -> tuple[str, str, int, str] | Non
             break
     if stmt is None:
         return None
-    produced: set[str] = set()
+
+    def names(node) -> list[str]:
+        return [n.id for n in ast.walk(node) if isinstance(n, ast.Name)] if node is not None else []
+
+    def detached(node) -> bool:
+        return any(isinstance(n, ast.Attribute) and n.attr in ("detach", "detach_") for n in ast.walk(node))
+
     targets = stmt.targets if isinstance(stmt, ast.Assign) else [getattr(stmt, "target", None)]
-    for target in targets:
-        if target is not None:
-            produced |= {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
+    produced = [name for target in targets for name in names(target)]
     value = getattr(stmt, "value", None)
-    used = {n.id for n in ast.walk(value) if isinstance(n, ast.Name)} if value is not None else set()
-    for node in ast.walk(loop):
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
-                and isinstance(node.value, ast.Name) and node.value.id in produced and node.targets[0].id in used:
-            var, src = node.targets[0].id, node.value.id
-            return var, src, node.lineno, f"{var} = {src}"
+    used = set(names(value))
+    if value is not None and not detached(value):
+        top = {e.id for t in targets if isinstance(t, ast.Tuple) for e in t.elts if isinstance(e, ast.Name)}
+        for var in produced:
+            if var in used:
+                text = (ast.get_source_segment(source, stmt) or "").split("\n")[0]
+                fix = f"{var} = {var}.detach()"
+                if var in top:  # `out, state = lstm(x, state)`: state may be an (h, c) tuple
+                    fix += "\x00" + f"{var} = tuple(s.detach() for s in {var})"
+                return var, var, stmt.lineno, text, fix
+    derived = set(produced)
+    assigns = sorted((n for n in ast.walk(loop) if isinstance(n, ast.Assign) and n is not stmt),
+                     key=lambda n: n.lineno)
+    for _ in range(2):  # h_n, c_n = hidden; h = h_n
+        for node in assigns:
+            if set(names(node.value)) & derived and not detached(node.value) and \
+                    not any(isinstance(n, ast.Call) for n in ast.walk(node.value)):
+                for target in node.targets:
+                    for var in names(target):
+                        src = next(n for n in names(node.value) if n in derived)
+                        if var in used:
+                            return var, src, node.lineno, f"{var} = {src}", f"{var} = {src}.detach()"
+                        derived.add(var)
     return None
 
 
@@ -259,42 +386,59 @@ def _carried_state(path: str, save_line: int) -> tuple[str, str, int, str] | Non
 
 def stale_save(*, tensor, node, save_file, save_line, saved_version, now, write, torch_message,
                backward_calls_at_save, backward_sites, lang) -> TraceFinding:
+    parts, i18n = _in_all_languages(
+        _stale_parts, lang, tensor=tensor, node=node, save_file=save_file, save_line=save_line,
+        saved_version=saved_version, now=now, write=write, backward_calls_at_save=backward_calls_at_save,
+        backward_sites=backward_sites)
+    write_json = ({"file": os.path.abspath(write.file), "line": write.line, "op": write.op}
+                  if write is not None else None)
+    module = _module_json(write.module) if write is not None else None
+    return TraceFinding(module=module, **_stale_fields(parts, save_file, save_line, node, write_json, tensor,
+                                                        saved_version, now, torch_message, i18n))
+
+
+def _stale_fields(parts, save_file, save_line, node, write_json, tensor, saved_version, now, torch_message, i18n):
+    return dict(
+        kind="stale-save", severity="error", message=parts["message"],
+        save={"file": os.path.abspath(save_file), "line": save_line, "node": node},
+        write=write_json, tensor={"shape": _shape(tensor), "dtype": _dtype(tensor)},
+        versions={"saved": saved_version, "now": now}, why=parts["why"], fix=parts["fix"], text=parts["text"],
+        # torch's own message first (users and `gradguard explain` recognise it), then one line; the full
+        # report is printed once, at the end.
+        error_text=torch_message + "\ngradguard: " + parts["message"], i18n=i18n, carry=parts["carry"],
+    )
+
+
+def _stale_parts(*, tensor, node, save_file, save_line, saved_version, now, write, backward_calls_at_save,
+                 backward_sites, lang) -> dict:
     tr = _t(lang)
     node_text = node or tr["unknown_node"]
     shape, dtype = _shape(tensor), _dtype(tensor)
     fmt = dict(shape=shape, dtype=dtype, node=node_text, save=_loc(save_file, save_line),
                saved=saved_version, now=now)
+    carry: list = []
     why, fix = _why_stale(tr, lang, tensor, node, save_file, save_line, write, saved_version, now,
-                          backward_calls_at_save, backward_sites)
+                          backward_calls_at_save, backward_sites, carry)
     if write is not None:
         via = tr["via"].format(mod=write.via) if write.via else ""
         message = tr["msg_stale"].format(write=_loc(write.file, write.line), op=write.op, via=via, **fmt)
         write_line = (f"{_loc(write.file, write.line)}  {_source(write.file, write.line)}\n"
                       f"           " + tr["write_by"].format(op=write.op, via=via, a=write.version_before,
                                                              b=write.version_after))
-        write_json = {"file": os.path.abspath(write.file), "line": write.line, "op": write.op}
+        if write.module is not None:
+            m = write.module
+            message += tr["sep"] + tr["msg_module"].format(module=m[2], loc=_loc(m[0], m[1]))
+            write_line += f"\n           {tr['module_row'].format(module=m[2], loc=_loc(m[0], m[1]))}  {_source(m[0], m[1])}"
     else:
         message = tr["msg_stale_unseen"].format(**fmt)
         write_line = tr["write_unseen"].format(n=now - saved_version)
-        write_json = None
     text = _block(tr, tr["error_prefix"] + ": " + tr["stale_title"], shape, dtype, node_text, save_file,
                   save_line, saved_version, write_line, tr["now_line"].format(now=now, saved=saved_version),
                   why, fix)
-    lines = [torch_message, "gradguard: " + message]
-    if why:
-        lines.append("gradguard: " + tr["why"] + ": " + why)
-    if fix:
-        lines.append("gradguard: " + tr["fix"] + ": " + fix)
-    return TraceFinding(
-        kind="stale-save", severity="error", message=message,
-        save={"file": os.path.abspath(save_file), "line": save_line, "node": node},
-        write=write_json, tensor={"shape": shape, "dtype": dtype},
-        versions={"saved": saved_version, "now": now}, why=why, fix=fix, text=text,
-        error_text="\n".join(lines),
-    )
+    return {"message": message, "why": why, "fix": fix, "text": text, "carry": carry[0] if carry else None}
 
 
-def _why_stale(tr, lang, tensor, node, save_file, save_line, write, saved, now, k_at_save, sites):
+def _why_stale(tr, lang, tensor, node, save_file, save_line, write, saved, now, k_at_save, sites, carry_out=None):
     if write is None:
         return tr["why_unseen"].format(n=now - saved), tr["fix_plain"]
     if write.via.startswith("torch.optim"):
@@ -308,16 +452,22 @@ def _why_stale(tr, lang, tensor, node, save_file, save_line, write, saved, now, 
                           write=write.line)
             carry = _carried_state(save_file, save_line) if save_file == write.file else None
             if carry:
-                var, src, line, stmt = carry
-                through = tr["through"].format(var=var, src=src, line=line)
+                var, src, line, stmt, detach = carry
+                if carry_out is not None:
+                    carry_out.append({"file": os.path.abspath(save_file), "line": line, "code": stmt})
+                through = tr["through" if var != src else "through_self"].format(var=var, src=src, line=line)
                 return (tr["why_optim_retained"].format(through=through, carry_stmt=stmt, **common),
-                        tr["fix_optim_retained"].format(var=var, src=src))
+                        tr["fix_optim_retained"].format(detach=_detach_code(tr, detach)))
             return tr["why_optim_retained_nocarry"].format(**common), tr["fix_optim_retained_nocarry"]
         if current is not None and between:
             first = between[0]
             return (tr["why_optim_shared"].format(save=save_line, b1=first[2], write=write.line, b2=current[2]),
                     tr["fix_optim_shared"])
         return tr["why_optim"].format(write=write.line, save=save_line), tr["fix_optim"]
+    if write.module is not None:
+        m = write.module
+        return (tr["why_module"].format(node=node or tr["unknown_node"], module=m[2], line=m[1], save=save_line),
+                tr["fix_module"].format(module=m[2], line=m[1]))
     if write.file == save_file and write.line == save_line:
         return tr["why_same_line"].format(line=save_line), tr["fix_same_line"]
     if node in _OUTPUT_SAVING:
@@ -334,6 +484,19 @@ def _why_stale(tr, lang, tensor, node, save_file, save_line, write, saved, now, 
 
 
 def silent_write(*, tensor, node, save_file, save_line, version, write, lang) -> TraceFinding:
+    parts, i18n = _in_all_languages(_silent_parts, lang, tensor=tensor, node=node, save_file=save_file,
+                                    save_line=save_line, version=version, write=write)
+    return TraceFinding(
+        kind="silent-write", severity="warning", message=parts["message"],
+        save={"file": os.path.abspath(save_file), "line": save_line, "node": node},
+        write={"file": os.path.abspath(write.file), "line": write.line, "op": write.op},
+        tensor={"shape": _shape(tensor), "dtype": _dtype(tensor)}, versions={"saved": version, "now": version},
+        why=parts["why"], fix=parts["fix"], text=parts["text"], error_text=parts["text"], i18n=i18n,
+        module=_module_json(write.module),
+    )
+
+
+def _silent_parts(*, tensor, node, save_file, save_line, version, write, lang) -> dict:
     tr = _t(lang)
     node_text = node or tr["unknown_node"]
     shape, dtype = _shape(tensor), _dtype(tensor)
@@ -351,13 +514,155 @@ def silent_write(*, tensor, node, save_file, save_line, version, write, lang) ->
                   + tr["write_by_nobump"].format(op=write.op, via=via, a=version))
     text = _block(tr, tr["warning_prefix"] + ": " + tr["silent_title"], shape, dtype, node_text, save_file,
                   save_line, version, write_line, tr["now_line"].format(now=version, saved=version), why, fix)
+    return {"message": message, "why": why, "fix": fix, "text": text}
+
+
+def torch_error(*, kind, torch_message, file, line, op, lang, created=None, module=None) -> TraceFinding:
+    """An autograd error torch raised at the line itself (leaf, view, out=, inference, overlap)."""
+    parts, i18n = _in_all_languages(_torch_error_parts, lang, kind=kind, torch_message=torch_message,
+                                    file=file, line=line, op=op, created=created, module=module)
+    site = {"file": os.path.abspath(file), "line": line, "op": op}
+    saves = kind.id == "inference-saved"  # raised by the op that would save the tensor, not by a write
     return TraceFinding(
-        kind="silent-write", severity="warning", message=message,
-        save={"file": os.path.abspath(save_file), "line": save_line, "node": node},
-        write={"file": os.path.abspath(write.file), "line": write.line, "op": write.op},
-        tensor={"shape": shape, "dtype": dtype}, versions={"saved": version, "now": version},
-        why=why, fix=fix, text=text, error_text=text,
+        kind="torch-error", severity="error", message=parts["message"], error=kind.id, raised=site,
+        save={"file": site["file"], "line": line, "node": None} if saves else None,
+        write=None if saves else dict(site), tensor=None, versions=None, why=parts["why"], fix=parts["fix"],
+        text=parts["text"], error_text=torch_message, i18n=i18n, module=_module_json(module),
+        created=_created_json(created),
     )
+
+
+def _created_json(created) -> dict | None:
+    if not created:
+        return None
+    doc = {"file": os.path.abspath(created[0]), "line": created[1], "op": created[2]}
+    scope = _inference_scope(created[0], created[1])
+    if scope is not None:
+        doc["inference_mode_line"] = scope
+    return doc
+
+
+def _inference_scope(path: str, line: int) -> int | None:
+    """The line of the `with torch.inference_mode():` or `@torch.inference_mode()` around `line`."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            tree = ast.parse(fh.read(2_000_000))
+    except (OSError, SyntaxError, ValueError, RecursionError):
+        return None
+    best = None
+    for node in ast.walk(tree):
+        if not (node.lineno <= line <= (getattr(node, "end_lineno", None) or node.lineno)) if hasattr(node, "lineno") else True:
+            continue
+        exprs = []
+        if isinstance(node, (ast.With, ast.AsyncWith)):
+            exprs = [item.context_expr for item in node.items]
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            exprs = node.decorator_list
+        for expr in exprs:
+            if any(isinstance(n, (ast.Attribute, ast.Name)) and getattr(n, "attr", getattr(n, "id", "")) == "inference_mode"
+                   for n in ast.walk(expr)):
+                if best is None or expr.lineno > best:
+                    best = expr.lineno
+    return best
+
+
+def _module_json(module) -> dict | None:
+    return {"file": os.path.abspath(module[0]), "line": module[1], "module": module[2]} if module else None
+
+
+def _torch_error_parts(*, kind, torch_message, file, line, op, lang, created=None, module=None) -> dict:
+    tr = _t(lang)
+    title = kind.title[lang]
+    message = tr["msg_raised"].format(title=title, loc=_loc(file, line), op=op)
+    why, fix = kind.meaning[lang], kind.fix[lang]
+    scope = _inference_scope(created[0], created[1]) if created is not None else None
+    if created is not None:
+        message += tr["sep"] + tr["msg_created"].format(loc=_loc(created[0], created[1]))
+        if scope is not None:
+            message += tr["msg_scope"].format(line=scope)
+    if module is not None:
+        message += tr["sep"] + tr["msg_module"].format(module=module[2], loc=_loc(module[0], module[1]))
+    rows = [f"{tr['error_at']} [{kind.id}]{tr['colon']}{title}",
+            _row(tr["line"], f"{_loc(file, line)}  {_source(file, line)}")]
+    if created is not None:
+        rows.append(_row(tr["created"], f"{_loc(created[0], created[1])}  {_source(created[0], created[1])}"))
+        if scope is not None:
+            rows.append(_row("", f"{_loc(created[0], scope)}  {_source(created[0], scope)}"))
+    if module is not None:
+        rows.append(_row(tr["module"], f"{_loc(module[0], module[1])}  {_source(module[0], module[1])}"))
+    rows += [
+            _row(tr["op"], op),
+            _row(tr["torch"], torch_message),
+            _row(tr["why"], why),
+            _row(tr["fix"], fix)]
+    return {"message": message, "why": why, "fix": fix, "text": "\n".join(rows)}
+
+
+def backward_twice(*, torch_message, node, build, freed_site, current, lang) -> TraceFinding:
+    """backward() reached a graph whose saved tensors an earlier backward() freed."""
+    carry = None
+    if build is not None:
+        found = _carried_state(build[0], build[1])
+        if found is not None:
+            var, src, line, stmt, detach = found
+            carry = {"file": os.path.abspath(build[0]), "line": line, "code": stmt, "var": var, "src": src,
+                     "detach": detach}
+    parts, i18n = _in_all_languages(_twice_parts, lang, node=node, build=build, freed_site=freed_site,
+                                    current=current, carry=carry)
+    number, cfile, cline, _ = current
+    return TraceFinding(
+        kind="backward-twice", severity="error", message=parts["message"],
+        save={"file": os.path.abspath(build[0]), "line": build[1], "node": node} if build else None,
+        write=None, tensor=None, versions=None, why=parts["why"], fix=parts["fix"], text=parts["text"],
+        error_text=torch_message,
+        freed_by=({"file": os.path.abspath(freed_site[1]), "line": freed_site[2], "call": freed_site[0]}
+                  if freed_site else None),
+        backward={"file": os.path.abspath(cfile), "line": cline, "call": number},
+        carry={k: carry[k] for k in ("file", "line", "code")} if carry else None, i18n=i18n,
+    )
+
+
+def _twice_parts(*, node, build, freed_site, current, carry, lang) -> dict:
+    tr = _t(lang)
+    number, cfile, cline, _ = current
+    cur = tr["bw_call"].format(loc=_loc(cfile, cline), n=_nth(number, lang))
+    cur_line = tr["bw_line"].format(line=cline, n=_nth(number, lang))
+    if freed_site is not None:
+        freed = tr["bw_call"].format(loc=_loc(freed_site[1], freed_site[2]), n=_nth(freed_site[0], lang))
+        freed_line = tr["bw_line"].format(line=freed_site[2], n=_nth(freed_site[0], lang))
+        same = (freed_site[1], freed_site[2]) == (cfile, cline)
+        message = tr["msg_twice"].format(cur=cur, freed=freed, build=_loc(*build), node=node or tr["unknown_node"])
+        why = tr["why_twice_loop" if same else "why_twice"].format(cur=cur_line, freed=freed_line, build=build[1])
+    elif build is not None:
+        message = tr["msg_twice_nofree"].format(cur=cur, build=_loc(*build), node=node or tr["unknown_node"])
+        why = tr["why_twice_nofree"].format(cur=cur_line)
+    else:
+        message = tr["msg_twice_unknown"].format(cur=cur)
+        why = tr["why_twice_nofree"].format(cur=cur_line)
+    if carry is not None:
+        why += tr["why_twice_carry" if carry["var"] != carry["src"] else "why_twice_carry_self"].format(var=carry["var"], src=carry["src"], line=carry["line"],
+                                            build=build[1], stmt=carry["code"])
+        fix = tr["fix_twice_carry"].format(detach=_detach_code(tr, carry["detach"]))
+    else:
+        fix = tr["fix_twice"]
+    rows = [tr["error_at"] + " [backward-twice]" + tr["colon"] + tr["twice_title"]]
+    if build is not None:
+        rows.append(_row(tr["graph"], f"{_loc(*build)}  {_source(*build)}   "
+                                      + tr["paren"].format(node or tr["unknown_node"])))
+    if freed_site is not None:
+        rows.append(_row(tr["freed"], f"{_loc(freed_site[1], freed_site[2])}  {_source(freed_site[1], freed_site[2])}   "
+                                      + tr["paren"].format(tr["call"].format(n=_nth(freed_site[0], lang)))))
+    rows.append(_row(tr["again"], f"{_loc(cfile, cline)}  {_source(cfile, cline)}   "
+                                  + tr["paren"].format(tr["call"].format(n=_nth(number, lang)))))
+    if carry is not None:
+        rows.append(_row(tr["carried"], f"{_loc(build[0], carry['line'])}  {carry['code']}"))
+    rows += [_row(tr["why"], why), _row(tr["fix"], fix)]
+    return {"message": message, "why": why, "fix": fix, "text": "\n".join(rows)}
+
+
+def _row(label: str, value: str) -> str:
+    width = sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in label)
+    return f"  {label}{' ' * max(1, 9 - width)}{value}"
 
 
 def _block(tr, title, shape, dtype, node_text, save_file, save_line, saved, write_line, now_line, why, fix) -> str:

@@ -1,0 +1,554 @@
+"""Fix edits built from the CST: precedence-aware parenthesising, byte-exact reuse of the user's text, and refusal.
+
+Every builder here returns an `Edit` (or None: no fix is offered). A builder never joins code slices blindly:
+- the parts it reuses are the user's own text, sliced from the source by the node's span (byte for byte);
+- an operand is parenthesised when its precedence is not higher than the position needs (`scores *= scores > 0`
+  becomes `scores = scores * (scores > 0)`, `x *= not m` becomes `x = x * (not m)`);
+- a rewrite whose span holds a comment or a backslash continuation is refused (re-flowing them cannot be done
+  safely on one line);
+- the new text is parsed with `ast` and compared with the tree the rewrite means (e.g. `y += v` must become
+  `Assign(y, BinOp(y, +, v))` with `v` unchanged); any difference refuses the fix.
+
+Carried state (GG402/GG403) is detached at the carry: where the state is re-bound for the next iteration, or, when
+the current iteration still reads the re-bound name (the loss is computed from it), at the end of the loop body.
+The value the loss is computed from and the initial state (`None`, a learned `h0`) are never detached.
+"""
+from __future__ import annotations
+
+import ast
+
+import libcst as cst
+from libcst.metadata import ExpressionContext, ExpressionContextProvider, MetadataWrapper
+
+from .findings import Edit
+from .source import Span
+
+# ---------------------------------------------------------------- precedence
+# Python's expression precedence, lowest first (the language reference's table); atoms are highest.
+_ATOM = 100
+_BINARY = {
+    cst.BitOr: 7, cst.BitXor: 8, cst.BitAnd: 9, cst.LeftShift: 10, cst.RightShift: 10, cst.Add: 11,
+    cst.Subtract: 11, cst.Multiply: 12, cst.MatrixMultiply: 12, cst.Divide: 12, cst.FloorDivide: 12,
+    cst.Modulo: 12, cst.Power: 14,
+}
+# `x op= v` -> `x = x op v`: libcst's augmented operator -> (binary operator text, its precedence).
+_AUGMENTED = {
+    cst.AddAssign: ("+", 11), cst.SubtractAssign: ("-", 11), cst.MultiplyAssign: ("*", 12),
+    cst.MatrixMultiplyAssign: ("@", 12), cst.DivideAssign: ("/", 12), cst.FloorDivideAssign: ("//", 12),
+    cst.ModuloAssign: ("%", 12), cst.PowerAssign: ("**", 14), cst.LeftShiftAssign: ("<<", 10),
+    cst.RightShiftAssign: (">>", 10), cst.BitAndAssign: ("&", 9), cst.BitXorAssign: ("^", 8),
+    cst.BitOrAssign: ("|", 7),
+}
+_PRIMARY = (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.SimpleString, cst.FormattedString, cst.List,
+            cst.Dict, cst.Set, cst.ListComp, cst.DictComp, cst.SetComp, cst.Ellipsis)
+
+
+def precedence(node: cst.BaseExpression) -> int:
+    """How tightly the expression binds, without its own parentheses.
+
+    A node's span (and so the text a fix reuses) excludes the node's own parentheses: `y *= (a + b)` reuses
+    `a + b`, so its precedence is that of `a + b`.
+    """
+    if isinstance(node, (cst.NamedExpr, cst.Yield, cst.StarredElement, cst.Tuple, cst.GeneratorExp)):
+        return 0  # only valid where the grammar allows them bare: always parenthesise when moved
+    if isinstance(node, cst.Lambda):
+        return 1
+    if isinstance(node, cst.IfExp):
+        return 2
+    if isinstance(node, cst.BooleanOperation):
+        return 3 if isinstance(node.operator, cst.Or) else 4
+    if isinstance(node, cst.UnaryOperation):
+        return 5 if isinstance(node.operator, cst.Not) else 13
+    if isinstance(node, cst.Comparison):
+        return 6
+    if isinstance(node, cst.BinaryOperation):
+        return _BINARY.get(type(node.operator), 0)
+    if isinstance(node, cst.Await):
+        return 15
+    return _ATOM
+
+
+def is_primary(node: cst.BaseExpression) -> bool:
+    """`<text>.attr` reads the attribute of the whole node (not for `1 .x`, `"a" "b".x`, `-x.y`, `a + b.c`);
+    as in `precedence`, the node's own parentheses are not part of its text."""
+    return isinstance(node, _PRIMARY)
+
+
+# ---------------------------------------------------------------- reading the user's text
+def has_comment_or_continuation(node: cst.CSTNode, text: str | None = None) -> bool:
+    """A comment or a backslash line continuation anywhere inside the node (its own whitespace included).
+
+    With the node's source `text`, a text holding neither `#` nor a backslash answers at once.
+    """
+    if text is not None and "#" not in text and "\\" not in text:
+        return False
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, cst.Comment):
+            return True
+        if isinstance(n, cst.SimpleWhitespace) and "\\" in n.value:
+            return True
+        stack.extend(n.children)
+    return False
+
+
+def text_of(ctx, node, hint) -> tuple[Span, str] | None:
+    """The node's span and its exact source text (sliced from the file, not regenerated)."""
+    span = ctx.span(node, hint)
+    if span is None:
+        return None
+    source = ctx.source
+    return span, source.text[source.offset(span.start_line, span.start_col):source.offset(span.end_line, span.end_col)]
+
+
+def _dump(tree) -> str:
+    return ast.dump(tree, annotate_fields=True, include_attributes=False)
+
+
+def _parse_statement(text: str) -> ast.stmt | None:
+    """Parse one statement that starts at column 0 of `text` (its continuation lines may be indented)."""
+    try:
+        body = ast.parse(text).body
+    except (SyntaxError, ValueError):
+        return None
+    return body[0] if len(body) == 1 else None
+
+
+def _parse_expression(text: str) -> ast.expr | None:
+    try:
+        return ast.parse(f"({text}\n)", mode="eval").body
+    except (SyntaxError, ValueError):
+        return None
+
+
+def _same(built, expected) -> bool:
+    return built is not None and expected is not None and _dump(built) == _dump(expected)
+
+
+def _store(tree: ast.expr) -> ast.expr:
+    """A copy of a Name/Tuple/List expression as an assignment target."""
+    tree = ast.parse(ast.unparse(tree), mode="eval").body
+    for n in ast.walk(tree):
+        if isinstance(n, (ast.Name, ast.Tuple, ast.List, ast.Starred, ast.Attribute, ast.Subscript)):
+            n.ctx = ast.Store()
+    for n in ast.walk(tree):  # only the outermost names are stored: attribute/subscript bases are read
+        if isinstance(n, (ast.Attribute, ast.Subscript)):
+            for inner in ast.walk(n.value):
+                if hasattr(inner, "ctx"):
+                    inner.ctx = ast.Load()
+    return tree
+
+
+# ---------------------------------------------------------------- out-of-place rewrites
+def out_of_place(ctx, write, hint, out_of_place_methods: set[str]) -> tuple[Edit, str] | None:
+    """`y += v` -> `y = y + (v)` (parenthesised only when needed); `y.add_(1)` -> `y = y.add(1)`.
+
+    Only for a statement of its own (`SimpleStatementLine` with one statement) writing a plain name; refused when
+    the statement holds a comment or a backslash continuation.
+    """
+    stmt = write.stmt
+    if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
+        return None
+    small = stmt.body[0]
+    augmented = isinstance(small, cst.AugAssign) and isinstance(small.target, cst.Name)
+    method = (isinstance(small, cst.Expr) and isinstance(small.value, cst.Call)
+              and isinstance(small.value.func, cst.Attribute) and isinstance(small.value.func.value, cst.Name)
+              and small.value.func.attr.value.endswith("_") and small.value.func.attr.value[:-1] in out_of_place_methods)
+    if not (augmented or method):
+        return None  # cheap shape test first: a long statement holding many writes costs nothing here
+    found = text_of(ctx, small, hint)
+    if found is None or has_comment_or_continuation(small, found[1]):
+        return None
+    span, old = found
+    original = _parse_statement(old)
+    if original is None:
+        return None
+    if augmented:
+        op = _AUGMENTED.get(type(small.operator))
+        value_text = text_of(ctx, small.value, hint)
+        if op is None or value_text is None or not isinstance(original, ast.AugAssign):
+            return None
+        symbol, level = op
+        value = value_text[1]
+        # Left-associative operators need a parenthesised right operand at equal precedence (`a - (b - c)`);
+        # `**` is right-associative, but `a ** -b` reads well and parentheses there are harmless either way.
+        if precedence(small.value) <= level:
+            value = f"({value})"
+        name = small.target.value
+        new = f"{name} = {name} {symbol} {value}"
+        expected = ast.Assign(targets=[_store(original.target)],
+                              value=ast.BinOp(left=ast.Name(name, ast.Load()), op=original.op, right=original.value))
+    else:
+        call = small.value
+        func = call.func
+        name, method = func.value.value, func.attr.value[:-1]
+        call_text = text_of(ctx, call, hint)
+        attr_text = text_of(ctx, func.attr, hint)
+        if call_text is None or attr_text is None or not isinstance(original, ast.Expr):
+            return None
+        # Drop the trailing underscore inside the user's own text of the call.
+        cut = _relative(call_text[0], attr_text[0], call_text[1])
+        if cut is None:
+            return None
+        start, end = cut
+        new_call = call_text[1][:start] + method + call_text[1][end:]
+        new = f"{name} = {new_call}"
+        out_call = original.value
+        expected = ast.Assign(targets=[ast.Name(name, ast.Store())],
+                              value=ast.Call(func=ast.Attribute(value=out_call.func.value, attr=method, ctx=ast.Load()),
+                                             args=out_call.args, keywords=out_call.keywords))
+    if not _same(_parse_statement(new), expected):
+        return None
+    return Edit(span, new), new
+
+
+def _relative(outer: Span, inner: Span, outer_text: str) -> tuple[int, int] | None:
+    """Offsets of `inner` inside the text of `outer` (both spans of the same file)."""
+    lines = outer_text.split("\n")
+
+    def offset(line: int, col: int) -> int | None:
+        i = line - outer.start_line
+        if not 0 <= i < len(lines):
+            return None
+        base = sum(len(x) + 1 for x in lines[:i])
+        return base + (col - outer.start_col if i == 0 else col)
+
+    a, b = offset(inner.start_line, inner.start_col), offset(inner.end_line, inner.end_col)
+    return (a, b) if a is not None and b is not None else None
+
+
+def out_arg_rewrite(ctx, stmt, call, hint) -> tuple[Edit, str] | None:
+    """`torch.sin(x, out=y)` -> `y = torch.sin(x)`, for a statement of its own; refused around comments."""
+    if not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Expr)
+            and stmt.body[0].value is call):
+        return None
+    out_arg = next((a for a in call.args if a.keyword is not None and a.keyword.value == "out"), None)
+    if out_arg is None or not isinstance(out_arg.value, cst.Name):
+        return None
+    found = text_of(ctx, stmt.body[0], hint)
+    if found is None or has_comment_or_continuation(stmt.body[0], found[1]):
+        return None
+    span, old = found
+    original = _parse_statement(old)
+    if not isinstance(original, ast.Expr) or not isinstance(original.value, ast.Call):
+        return None
+    args = [a for a in call.args if a is not out_arg]
+    if args:
+        args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+    new_call = call.with_changes(args=args)
+    new = f"{out_arg.value.value} = {cst.Module([]).code_for_node(new_call)}"
+    old_call = original.value
+    expected = ast.Assign(targets=[ast.Name(out_arg.value.value, ast.Store())],
+                          value=ast.Call(func=old_call.func, args=old_call.args,
+                                         keywords=[k for k in old_call.keywords if k.arg != "out"]))
+    if not _same(_parse_statement(new), expected):
+        return None
+    return Edit(span, new), new
+
+
+# ---------------------------------------------------------------- method suffixes
+def with_method(ctx, node, hint, method: str) -> tuple[Edit, str] | None:
+    """`expr` -> `expr.method()`, parenthesising `expr` unless it is a primary; its text is kept byte for byte."""
+    found = text_of(ctx, node, hint)
+    if found is None:
+        return None
+    span, old = found
+    inner = old if is_primary(node) else f"({old})"
+    new = f"{inner}.{method}()"
+    original = _parse_expression(old)
+    expected = ast.Call(func=ast.Attribute(value=original, attr=method, ctx=ast.Load()), args=[], keywords=[]) \
+        if original is not None else None
+    if not _same(_parse_expression(new), expected):
+        return None
+    return Edit(span, new), new
+
+
+# ---------------------------------------------------------------- torch.no_grad() around a statement
+def wrap_no_grad(ctx, stmt, hint) -> Edit | None:
+    """Put a statement of its own inside `with <torch>.no_grad():`.
+
+    The statement's text is kept byte for byte (its continuation lines, strings and comments are not re-indented:
+    inside brackets, after a backslash and inside strings indentation has no meaning or must not change); only its
+    first line gets one more indentation level, in the block's own style (a tab where the block is tab-indented).
+    """
+    memo = _memo(ctx, "wrap_no_grad")
+    if id(stmt) not in memo:  # one statement holding many writes is wrapped once, not once per write
+        memo[id(stmt)] = (stmt, _wrap_no_grad(ctx, stmt, hint))
+    return memo[id(stmt)][1]
+
+
+def _memo(ctx, name: str) -> dict:
+    memos = ctx.__dict__.setdefault("_fix_memos", {})
+    return memos.setdefault(name, {})
+
+
+def _wrap_no_grad(ctx, stmt, hint) -> Edit | None:
+    torch = ctx.torch_name()
+    if torch is None or not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
+        return None
+    span = ctx.span(stmt, hint)
+    if span is None:
+        return None
+    source = ctx.source
+    first = source.line_text(span.start_line)
+    indent = first[: span.start_col]
+    if indent.strip():
+        return None  # the statement does not start its line
+    last = source.line_text(span.end_line)
+    rest = last[span.end_col:]
+    if rest.strip() and not rest.strip().startswith("#"):
+        return None  # another statement follows on the same line
+    start = source.offset(span.start_line, span.start_col)
+    end = source.offset(span.end_line, len(last))
+    body = source.text[start:end]
+    unit = indent_unit(source.lines, indent)
+    new = f"{indent}with {torch}.no_grad():\n{indent}{unit}{body}"
+    original = _parse_statement(body)
+    built = _parse_statement(new[len(indent):].replace("\n" + indent, "\n", 1)) if original is not None else None
+    expected = None
+    if original is not None:
+        expected = ast.With(items=[ast.withitem(context_expr=ast.Call(
+            func=ast.Attribute(value=ast.Name(torch, ast.Load()), attr="no_grad", ctx=ast.Load()), args=[],
+            keywords=[]))], body=[original])
+    if not _same(built, expected):
+        return None
+    return Edit(Span(span.start_line, 0, span.end_line, len(last)), new)
+
+
+def indent_unit(lines: list[str], indent: str) -> str:
+    """One indentation level as the file writes it: the step after its first block header (`\t`, 2 or 4 spaces)."""
+    for i, line in enumerate(lines[:-1]):
+        code = line.split("#", 1)[0].rstrip()
+        if not code.endswith(":"):
+            continue
+        nxt = next((n for n in lines[i + 1:] if n.strip()), "")
+        own, inner = line[: len(line) - len(line.lstrip())], nxt[: len(nxt) - len(nxt.lstrip())]
+        if inner.startswith(own) and len(inner) > len(own):
+            step = inner[len(own):]
+            if step.strip(" ") == "" or step.strip("\t") == "":
+                if ("\t" in step) == ("\t" in indent) or not indent:
+                    return step
+        break
+    return "\t" if "\t" in indent else "    "
+
+
+# ---------------------------------------------------------------- carried state (GG402, GG403)
+def detach_carry(ctx, problem) -> tuple[Edit, str] | None:
+    """Cut the graph carried into the next iteration, at the carry, keeping this iteration's gradients.
+
+    - `h = h_next` (the name is not read again in this iteration): `h = h_next.detach()`;
+    - `out, h = rnn(x, h)` / `y, (h, c) = lstm(x, (h, c))`: a line after it re-binds every carried name of that
+      statement: `h, c = h.detach(), c.detach()`;
+    - `h = cell(x, h)` followed by `loss = f(h)` (detaching there would cut the loss off the cell): the last line
+      of the loop body re-binds `h = h.detach()`, so the next iteration starts from a detached state.
+    Tuple state (LSTM `(h, c)`) is detached element by element: `tuple(s.detach() for s in state)`; it is only
+    ever applied to the value the loop just produced, so an initial `state = None` is never touched.
+    Returns the edit and the carried expression(s) for the message; None when no safe place exists.
+    """
+    carry = problem.detail.get("carry")
+    if carry is None or carry.loop is None:
+        return None
+    stmt, loop = carry.stmt, carry.loop
+    if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
+        return None
+    small = stmt.body[0]
+    if isinstance(small, cst.Assign) and len(small.targets) == 1:
+        target = small.targets[0].target
+    elif isinstance(small, cst.AnnAssign) and small.value is not None:
+        target = small.target
+    else:
+        return None
+    bound = _bound_names(target)
+    if bound is None or carry.name not in bound:
+        return None
+    body = loop.body
+    if not isinstance(body, cst.IndentedBlock):
+        return None
+    order = _name_order(ctx, loop, stmt)
+    if order is None:
+        return None
+    before, after_loads, after_stores, continue_after = order
+    # Every name this statement binds that the next iteration reads before re-binding it, and that holds a
+    # tensor with a graph: detaching all of them at once makes the fix converge in one pass.
+    carried = []
+    for name, node in bound.items():
+        if name in after_stores:
+            continue  # re-bound later in the iteration: that later statement is the carry, not this one
+        if name == carry.name:
+            kind = _kind(carry.tensor)
+        elif name in before:
+            value = ctx.facts.name_values.get(id(node))
+            kind = "tensor" if value is not None and value.history else None
+        else:
+            kind = None
+        if name == carry.name and kind is None:
+            return None
+        if kind is not None:
+            carried.append((name, kind))
+    if not carried:
+        return None
+    indent = ctx.indent_of(_start_line(ctx, stmt, problem.top))
+    if not any(name in after_loads for name, _ in carried):
+        if isinstance(target, cst.Name) and len(carried) == 1:
+            # `h = h_next`: detach the value bound for the next iteration.
+            value = small.value
+            if carried[0][1] == "tensor":
+                return with_method(ctx, value, problem.top, "detach")
+            return _detach_tuple_value(ctx, value, problem.top)
+        return _insert_after(ctx, stmt, problem.top, indent, carried)
+    # The rest of this iteration reads the re-bound name (the loss is computed from it): detach it at the end
+    # of the loop body, the point where it passes into the next iteration.
+    if stmt not in body.body or continue_after:
+        return None
+    return _insert_after(ctx, body.body[-1], problem.top, indent, carried)
+
+
+def _kind(value) -> str | None:
+    """'tensor' or 'tuple' for a carried value the fix can detach; None otherwise."""
+    from .facts.model import Seq, Tensor
+
+    if isinstance(value, Tensor):
+        return "tensor"
+    if isinstance(value, Seq):
+        items = value.items if value.items is not None else [value.element]
+        if items and all(isinstance(i, Tensor) for i in items):
+            return "tuple"
+    return None
+
+
+def _bound_names(target) -> dict[str, cst.Name] | None:
+    """Names bound by an assignment target (`h`, `out, (h, c)`); None when it binds something else too."""
+    out: dict[str, cst.Name] = {}
+    stack = [target]
+    while stack:
+        t = stack.pop(0)  # source order: `h, c = h.detach(), c.detach()`
+        if isinstance(t, cst.Name):
+            out[t.value] = t
+        elif isinstance(t, (cst.Tuple, cst.List)):
+            stack[:0] = [e.value for e in t.elements]
+        elif isinstance(t, cst.StarredElement):
+            stack.insert(0, t.value)
+        elif isinstance(t, (cst.Attribute, cst.Subscript)):
+            continue  # `self.h, x[i] = ...`: not a carried name; the names are still fine to detach
+        else:
+            return None
+    return out
+
+
+def _expression_contexts(ctx, loop):
+    """Load/store contexts of the loop's names, once per loop and check (several carries share a loop)."""
+    memo = _memo(ctx, "contexts")
+    if id(loop) not in memo:
+        memo[id(loop)] = (loop, MetadataWrapper(cst.Module(body=[loop]), unsafe_skip_copy=True)
+                          .resolve(ExpressionContextProvider))
+    return memo[id(loop)][1]
+
+
+def _name_order(ctx, loop, stmt):
+    """Reads and bindings of names in one loop iteration relative to `stmt`.
+
+    Returns (names read before or inside `stmt`, names read after it, names bound after it, whether a `continue`
+    of this loop follows it); None if positions cannot be told.
+    """
+    contexts = _expression_contexts(ctx, loop)
+    before: set[str] = set()
+    after_loads: set[str] = set()
+    after_stores: set[str] = set()
+    state = {"phase": "before", "continue_after": False}
+    nested: list = []  # loops and defs inside `loop`: a `continue` there is not this loop's
+
+    class Walker(cst.CSTVisitor):
+        def _enter(self, node) -> bool:
+            if node is loop:
+                if isinstance(node, cst.While):
+                    node.test.visit(self)
+                node.body.visit(self)
+                return False
+            nested.append(node)
+            return True
+
+        def _leave(self, node) -> None:
+            if node is not loop:
+                nested.pop()
+
+        visit_For = visit_While = visit_FunctionDef = _enter
+        leave_For = leave_While = leave_FunctionDef = _leave
+
+        def visit_SimpleStatementLine(self, node):
+            if node is stmt:
+                state["phase"] = "inside"
+                node.body[0].value.visit(self)  # the value is evaluated before the names are bound
+                state["phase"] = "after"
+                return False
+            return True
+
+        def visit_Continue(self, node):
+            if state["phase"] == "after" and not nested:
+                state["continue_after"] = True
+
+        def visit_Name(self, node):
+            kind = contexts.get(node)
+            if state["phase"] != "after":
+                if kind == ExpressionContext.LOAD:
+                    before.add(node.value)
+            elif kind == ExpressionContext.LOAD:
+                after_loads.add(node.value)
+            elif kind in (ExpressionContext.STORE, ExpressionContext.DEL):
+                after_stores.add(node.value)
+
+    loop.visit(Walker())
+    if state["phase"] != "after":
+        return None
+    # Names bound by `with ... as n` / `for n in` / walrus after the statement count as bindings too: the
+    # ExpressionContextProvider marks them STORE.
+    return before, after_loads, after_stores, state["continue_after"]
+
+
+def _start_line(ctx, stmt, hint) -> int:
+    span = ctx.span(stmt, hint)
+    return span.start_line if span else 0
+
+
+def _detached(name: str, kind: str) -> str:
+    return f"{name}.detach()" if kind == "tensor" else f"tuple(s.detach() for s in {name})"
+
+
+def _insert_after(ctx, stmt, hint, indent: str, carried) -> tuple[Edit, str] | None:
+    """A new line after `stmt` (after its last line, trailing comment included) re-binding the carried names."""
+    span = ctx.span(stmt, hint)
+    if span is None:
+        return None
+    names = ", ".join(n for n, _ in carried)
+    values = ", ".join(_detached(n, k) for n, k in carried)
+    line = f"{names} = {values}"
+    expected = ast.parse(line).body[0]
+    if not _same(_parse_statement(line), expected) or not indent.strip(" \t") == "":
+        return None
+    end = len(ctx.source.line_text(span.end_line))
+    return Edit(Span(span.end_line, end, span.end_line, end), f"\n{indent}{line}"), values
+
+
+def _detach_tuple_value(ctx, value, hint) -> tuple[Edit, str] | None:
+    """`state = new_state` -> `state = tuple(s.detach() for s in new_state)`."""
+    found = text_of(ctx, value, hint)
+    if found is None:
+        return None
+    span, old = found
+    inner = old if is_primary(value) else f"({old})"
+    original = _parse_expression(old)
+    if original is None:
+        return None
+    element = ast.Call(func=ast.Attribute(value=ast.Name("s", ast.Load()), attr="detach", ctx=ast.Load()), args=[],
+                       keywords=[])
+    loop = [ast.comprehension(target=ast.Name("s", ast.Store()), iter=original, ifs=[], is_async=0)]
+    if isinstance(value, (cst.List, cst.ListComp)):  # a list stays a list
+        new = f"[s.detach() for s in {inner}]"
+        expected = ast.ListComp(elt=element, generators=loop)
+    else:
+        new = f"tuple(s.detach() for s in {inner})"
+        expected = ast.Call(func=ast.Name("tuple", ast.Load()), args=[ast.GeneratorExp(elt=element, generators=loop)],
+                            keywords=[])
+    if not _same(_parse_expression(new), expected):
+        return None
+    return Edit(span, new), new

@@ -1,0 +1,26 @@
+import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.param = nn.Parameter(torch.randn(10, 10))
+
+    def forward(self, a):
+        b = torch.Tensor(10, 1)
+        y = 0
+        b = torch.mm(self.param, a)
+        for i in range(10):
+            bione = torch.zeros(10, 1)
+            bione[i] = 1
+            b = b + bione
+            y = y + torch.mm(self.param, b)
+        return y
+
+
+net = Net()
+y = net(torch.randn(10, 1))
+y.sum().backward()

@@ -1,0 +1,56 @@
+import torch
+import torch.nn as nn
+import numpy as np
+
+torch.manual_seed(1)
+np.random.seed(1)
+
+# Hyper Parameters
+BATCH_SIZE = 8
+LR_G = 0.0001
+LR_D = 0.0001
+N_IDEAS = 5
+ART_COMPONENTS = 15
+PAINT_POINTS = np.vstack([np.linspace(-1, 1, ART_COMPONENTS) for _ in range(BATCH_SIZE)])
+
+
+def artist_works():  # painting from the famous artist (real target)
+    r = 0.02 * np.random.randn(1, ART_COMPONENTS)
+    paintings = np.sin(PAINT_POINTS * np.pi) + r
+    paintings = torch.from_numpy(paintings).float()
+    return paintings
+
+
+G = nn.Sequential(  # Generator
+    nn.Linear(N_IDEAS, 16),
+    nn.ReLU(),
+    nn.Linear(16, ART_COMPONENTS),
+)
+
+D = nn.Sequential(  # Discriminator
+    nn.Linear(ART_COMPONENTS, 16),
+    nn.ReLU(),
+    nn.Linear(16, 1),
+    nn.Sigmoid(),
+)
+
+opt_D = torch.optim.Adam(D.parameters(), lr=LR_D)
+opt_G = torch.optim.Adam(G.parameters(), lr=LR_G)
+
+for step in range(3):
+    artist_paintings = artist_works()  # real painting from artist
+    G_ideas = torch.randn(BATCH_SIZE, N_IDEAS)  # random ideas
+    G_paintings = G(G_ideas)  # fake painting from G (random ideas)
+    prob_artist1 = D(G_paintings)  # G tries to fool D
+
+    G_loss = torch.mean(torch.log(1. - prob_artist1))
+    opt_G.zero_grad()
+    G_loss.backward()
+    opt_G.step()
+
+    prob_artist0 = D(artist_paintings)  # D try to increase this prob
+    prob_artist1 = D(G_paintings.detach())  # D try to reduce this prob
+    D_loss = - torch.mean(torch.log(prob_artist0) + torch.log(1. - prob_artist1))
+    opt_D.zero_grad()
+    D_loss.backward(retain_graph=True)  # reusing computational graph
+    opt_D.step()

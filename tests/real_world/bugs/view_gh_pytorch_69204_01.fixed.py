@@ -1,0 +1,8 @@
+import torch
+
+torch.manual_seed(0)
+J = torch.eye(2).unsqueeze(0).expand(5, 2, 2)
+J_clone = J.clone()
+for i in range(2):
+    J_clone[:, i, :] = torch.randn([5, 2])
+print(J_clone)

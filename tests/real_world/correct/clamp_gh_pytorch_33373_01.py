@@ -1,0 +1,20 @@
+import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+_conv3d = nn.Conv3d
+
+
+class Conv3dWrapper(_conv3d):
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
+                 groups=1, bias=True, padding_mode='zeros'):
+        super(Conv3dWrapper, self).__init__(in_channels, out_channels, kernel_size, stride,
+                                            padding, dilation, groups, bias, padding_mode)
+
+    def forward(self, input):
+        return torch.clamp_(super(Conv3dWrapper, self).forward(input), -65504, 65504)
+
+
+net = nn.Sequential(Conv3dWrapper(1, 2, 3, padding=1), nn.ReLU(), Conv3dWrapper(2, 1, 3, padding=1))
+out = net(torch.randn(1, 1, 4, 4, 4))
+out.pow(2).mean().backward()

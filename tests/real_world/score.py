@@ -1,0 +1,217 @@
+"""Score gradguard on the real-world corpus (tests/real_world/): `make recall`.
+
+Usage, from the repo root (a python with gradguard installed, and torch==2.13.0 for the fix results):
+
+  python tests/real_world/score.py                    # the whole corpus
+  python tests/real_world/score.py --batch a01        # some batches (repeatable, or a01,b01)
+  python tests/real_world/score.py --id leaf_so_1_01  # some ids
+  python tests/real_world/score.py --no-fixes         # skip running fixed programs under torch (fast)
+  python tests/real_world/score.py --json             # everything as one JSON object on stdout
+  python tests/real_world/score.py --gradguard "gradguard"   # another command to run (default: this python -m gradguard)
+
+What it measures (gradguard is run once: `gradguard check --format json` over every selected file):
+  recall      a bug is named when ANY finding's line is in the manifest's bug_lines (per family and per shape,
+              i.e. module level / function / method / nn.Module.forward; "code" also counts those where that
+              finding's code is the manifest's expected_code)
+  precision   any finding on a correct/ program is a false positive (each is listed); findings on the
+              .fixed.py references and findings on bug programs off their bug lines are listed for information
+  fixes       for each named bug whose naming finding carries a fix: copy bugs/<id>.py to a temp folder, run
+              `gradguard check --fix --unsafe-fixes` on it, run the result under torch (verify.py's worker):
+              clean = exits without an exception (silent family: and no longer prints the manifest's error);
+              trains = clean and every leaf that got a gradient in bugs/<id>.fixed.py still gets a non-None one
+              (compared as a multiset of shape:dtype keys, see verify.py)
+It ends with ONE summary line:
+  recall 0.xx (n/N) | false positives k on M correct | fixes clean a/b, train c/b
+Exit status is 0 (this is a measurement, not a test).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections import Counter, defaultdict
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import verify  # noqa: E402
+
+REPO = verify.ROOT.parent.parent
+
+
+def run_gradguard(cmd: list[str], paths: list[Path], extra: list[str] | None = None) -> dict[str, list[dict]]:
+    """Findings per resolved file path."""
+    if not paths:
+        return {}
+    proc = subprocess.run([*cmd, "check", "--format", "json", "--no-default-excludes", *(extra or []),
+                           *map(str, paths)], cwd=REPO, capture_output=True, text=True)
+    try:
+        findings = json.loads(proc.stdout or "[]")
+    except json.JSONDecodeError:
+        raise SystemExit(f"gradguard did not print JSON (exit {proc.returncode}):\n{proc.stdout[-2000:]}\n"
+                         f"{proc.stderr[-2000:]}")
+    out: dict[str, list[dict]] = defaultdict(list)
+    for f in findings:
+        out[str((REPO / f["filename"]).resolve())].append(f)
+    return out
+
+
+def fmt_finding(f: dict) -> str:
+    return f"{Path(f['filename']).name}:{f['location']['row']}: {f['code']} {f['message'][:140]}"
+
+
+def score(entries: list[dict], cmd: list[str], fixes: bool = True) -> dict:
+    bugs = [e for e in entries if e.get("kind") == "bug"]
+    correct = [e for e in entries if e.get("kind") == "correct"]
+    paths = [p for e in entries for p in verify.program_paths(e) if p.exists()]
+    found = run_gradguard(cmd, paths)
+
+    def findings_of(path: Path) -> list[dict]:
+        return found.get(str(path.resolve()), [])
+
+    programs = []
+    for e in bugs:
+        fs = findings_of(verify.bug_path(e))
+        naming = [f for f in fs if f["location"]["row"] in e["bug_lines"]]
+        programs.append({
+            "id": e["id"], "batch": e["batch"], "family": e["family"], "shape": e["shape"],
+            "expected_code": e.get("expected_code", ""),
+            "named": bool(naming),
+            "code_matched": any(f["code"] == e.get("expected_code") for f in naming),
+            "codes": sorted({f["code"] for f in naming}),
+            "has_fix": any(f.get("fix") for f in naming),
+            "off_line_findings": [fmt_finding(f) for f in fs if f not in naming],
+            "fixed_findings": [fmt_finding(f) for f in findings_of(verify.fixed_path(e))],
+        })
+    false_positives = [fmt_finding(f) for e in correct for f in findings_of(verify.correct_path(e))]
+    fp_programs = sum(1 for e in correct if findings_of(verify.correct_path(e)))
+
+    families: dict[str, dict] = {}
+    for fam in sorted({p["family"] for p in programs}):
+        ps = [p for p in programs if p["family"] == fam]
+        named = sum(p["named"] for p in ps)
+        families[fam] = {"bugs": len(ps), "named": named, "code_matched": sum(p["code_matched"] for p in ps),
+                         "recall": named / len(ps)}
+
+    shapes: dict[str, dict] = {}
+    for shape in sorted({p["shape"] for p in programs}):
+        ps = [p for p in programs if p["shape"] == shape]
+        named_s = sum(p["named"] for p in ps)
+        shapes[shape] = {"bugs": len(ps), "named": named_s, "recall": named_s / len(ps)}
+
+    fix_rows = []
+    if fixes:
+        fix_rows = score_fixes([e for e, p in zip(bugs, programs) if p["named"] and p["has_fix"]], cmd)
+    named = sum(p["named"] for p in programs)
+    n_fix = len(fix_rows)
+    summary = {
+        "recall": named / len(programs) if programs else 0.0, "named": named, "bugs": len(programs),
+        "false_positives": len(false_positives), "fp_programs": fp_programs, "correct": len(correct),
+        "fixes": n_fix, "fixes_clean": sum(r["clean"] for r in fix_rows),
+        "fixes_train": sum(r["trains"] for r in fix_rows), "fixes_run": fixes,
+    }
+    return {"summary": summary, "families": families, "shapes": shapes, "programs": programs,
+            "false_positive_findings": false_positives, "fixes": fix_rows}
+
+
+def score_fixes(entries: list[dict], cmd: list[str]) -> list[dict]:
+    if not entries:
+        return []
+    with tempfile.TemporaryDirectory(prefix="gg-recall-") as tmp:
+        tmpdir = Path(tmp)
+        copies = []
+        for e in entries:
+            dst = tmpdir / f"{e['id']}.py"
+            shutil.copyfile(verify.bug_path(e), dst)
+            copies.append(dst)
+        subprocess.run([*cmd, "check", "--fix", "--unsafe-fixes", "--no-default-excludes", *map(str, copies)],
+                       cwd=REPO, capture_output=True, text=True)
+        refs = [verify.fixed_path(e) for e in entries]
+        results = verify.run_programs(copies + refs)
+        rows = []
+        for e, copy, ref in zip(entries, copies, refs):
+            r, rr = results[str(copy)], results[str(ref)]
+            changed = copy.read_text(encoding="utf-8") != verify.bug_path(e).read_text(encoding="utf-8")
+            clean = r.clean and not (e["family"] == "silent" and e["error"] in r.stdout)
+            lost = Counter(rr.trained) - Counter(r.trained)
+            rows.append({
+                "id": e["id"], "family": e["family"], "changed": changed, "clean": clean,
+                "trains": clean and rr.clean and not lost,
+                "error": None if r.clean else f"{r.error_type}: {r.first_line}"[:200],
+                "lost_gradients": sorted(lost.elements()), "reference_clean": rr.clean,
+            })
+    return rows
+
+
+def summary_line(s: dict) -> str:
+    fixes = (f"fixes clean {s['fixes_clean']}/{s['fixes']}, train {s['fixes_train']}/{s['fixes']}"
+             if s["fixes_run"] else "fixes not run")
+    return (f"recall {s['recall']:.2f} ({s['named']}/{s['bugs']}) | false positives {s['false_positives']} "
+            f"on {s['correct']} correct | {fixes}")
+
+
+def print_report(res: dict) -> None:
+    print(f"{'family':<24}{'bugs':>6}{'named':>7}{'recall':>8}{'code':>6}")
+    for fam, f in res["families"].items():
+        print(f"{fam:<24}{f['bugs']:>6}{f['named']:>7}{f['recall']:>8.2f}{f['code_matched']:>6}")
+    print(f"\n{'where the bug lives':<24}{'bugs':>6}{'named':>7}{'recall':>8}")
+    for shape, f in res["shapes"].items():
+        print(f"{shape:<24}{f['bugs']:>6}{f['named']:>7}{f['recall']:>8.2f}")
+    missed = [p for p in res["programs"] if not p["named"]]
+    if missed:
+        print(f"\nmissed ({len(missed)}):")
+        for p in missed:
+            other = f"  (off-line: {'; '.join(p['off_line_findings'])})" if p["off_line_findings"] else ""
+            print(f"  {p['id']:<40} {p['family']:<22} {p['shape']:<13} want {p['expected_code'] or '-'}{other}")
+    wrong_code = [p for p in res["programs"] if p["named"] and not p["code_matched"] and p["expected_code"]]
+    if wrong_code:
+        print(f"\nnamed with another code ({len(wrong_code)}):")
+        for p in wrong_code:
+            print(f"  {p['id']:<40} want {p['expected_code']} got {','.join(p['codes'])}")
+    print(f"\nfalse positives on correct programs ({len(res['false_positive_findings'])}):")
+    for f in res["false_positive_findings"]:
+        print(f"  {f}")
+    on_fixed = [f for p in res["programs"] for f in p["fixed_findings"]]
+    if on_fixed:
+        print(f"\nfindings on .fixed.py references ({len(on_fixed)}):")
+        for f in on_fixed:
+            print(f"  {f}")
+    if res["fixes"]:
+        bad = [r for r in res["fixes"] if not r["trains"]]
+        print(f"\nfixes: {len(res['fixes'])} applied; not clean or not training ({len(bad)}):")
+        for r in bad:
+            why = r["error"] or (f"lost gradients {r['lost_gradients']}" if r["lost_gradients"] else "")
+            if not r["changed"]:
+                why = "fix changed nothing; " + why
+            if not r["reference_clean"]:
+                why += " (reference .fixed.py not clean)"
+            print(f"  {r['id']:<40} clean={r['clean']!s:<5} {why}")
+    print()
+    print(summary_line(res["summary"]))
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--batch", action="append")
+    ap.add_argument("--id", action="append")
+    ap.add_argument("--json", action="store_true")
+    ap.add_argument("--no-fixes", action="store_true")
+    ap.add_argument("--gradguard", default=None, help="command prefix to run gradguard")
+    args = ap.parse_args(argv)
+    cmd = shlex.split(args.gradguard) if args.gradguard else [sys.executable, "-m", "gradguard"]
+    entries = verify.select(verify.load_manifests(), verify._split(args.batch), verify._split(args.id))
+    entries = [e for e in entries if e.get("kind") in verify.KINDS and "id" in e]
+    res = score(entries, cmd, fixes=not args.no_fixes)
+    if args.json:
+        res["summary_line"] = summary_line(res["summary"])
+        print(json.dumps(res, indent=1, ensure_ascii=False))
+    else:
+        print_report(res)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

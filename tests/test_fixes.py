@@ -1,0 +1,222 @@
+"""Fix text, exactly: the defects reported in issues 10 and 14, reproduced, and what each fix is now.
+
+Out-of-place rewrites keep their meaning (precedence), are refused around comments and backslash continuations;
+carried state is detached at the carry and the model keeps training; `--fix` keeps line endings and the BOM
+byte for byte outside the fix.
+"""
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from gradguard.engine import Engine
+from gradguard.source import Source
+from torch_exec import run_program
+
+ENGINE = Engine()
+HEAD = "import torch\nx = torch.randn(3, requires_grad=True)\nm = torch.rand(3) > 0.5\nd = 2.0\nscores = x.exp()\n"
+TAIL = "scores.sum().backward()\n"
+
+
+def only(text: str, code: str):
+    found = [f for f in ENGINE.check(text, "t.py").findings if f.code == code]
+    assert len(found) == 1, found
+    return found[0]
+
+
+def fixed_with(text: str, finding) -> str:
+    source = Source(text)
+    out = source.text
+    for e in sorted(finding.fix.edits, key=lambda e: (e.span.start_line, e.span.start_col), reverse=True):
+        out = out[:source.offset(e.span.start_line, e.span.start_col)] + e.new_text + out[
+            source.offset(e.span.end_line, e.span.end_col):]
+    return out
+
+
+# ---------------------------------------------------------------- GG201 out-of-place rewrites
+@pytest.mark.parametrize("write,rewritten", [
+    ("scores *= not d", "scores = scores * (not d)"),
+    ("scores *= scores > 0", "scores = scores * (scores > 0)"),
+    ("scores -= d - 1.0", "scores = scores - (d - 1.0)"),
+    ("scores *= d + 1.0", "scores = scores * (d + 1.0)"),
+    ("scores += d * 2.0", "scores = scores + d * 2.0"),
+    ("scores /= d if d > 1 else 0.5", "scores = scores / (d if d > 1 else 0.5)"),
+    ("scores *= -d", "scores = scores * -d"),
+    ("scores **= 2", "scores = scores ** 2"),
+    ("scores *= m | (scores > 1)", "scores = scores * (m | (scores > 1))"),
+    ("scores *= (d + 1.0)", "scores = scores * (d + 1.0)"),
+    ("scores.div_(d)", "scores = scores.div(d)"),
+    ("scores.clamp_(\n    min=0.1,\n    max=d,\n)", "scores = scores.clamp(\n    min=0.1,\n    max=d,\n)"),
+    ("scores.add_(d, alpha=-1.0)", "scores = scores.add(d, alpha=-1.0)"),
+])
+def test_out_of_place_rewrite_keeps_the_meaning(write, rewritten):
+    text = HEAD + write + "\n" + TAIL
+    finding = only(text, "GG201")
+    assert finding.fix.applicability == "safe"
+    assert [e.new_text for e in finding.fix.edits] == [rewritten]
+    fixed = fixed_with(text, finding)
+    assert run_program(fixed).clean, fixed
+
+
+@pytest.mark.parametrize("write", [
+    "scores /= \\\n    d",  # was `scores = scores /= \ d`: a SyntaxError
+    "scores.div_(d,  # by the temperature\n    )",  # was `scores = scores.div(d,  # by the temperature)`
+    "scores.div_(  # temperature\n    d)",  # the comment was dropped
+    "scores.div_(d \\\n    )",
+])
+def test_no_rewrite_across_comments_or_backslashes(write):
+    finding = only(HEAD + write + "\n" + TAIL, "GG201")  # still reported
+    assert finding.fix is None
+
+
+# ---------------------------------------------------------------- GG101 / GG102 / GG104
+def test_leaf_rewrite_parenthesises_and_refuses_backslashes():
+    text = "import torch\nw = torch.ones(3, requires_grad=True)\nd = 2.0\nw *= 2.0 if d else 3.0\n"
+    assert [e.new_text for e in only(text, "GG101").fix.edits] == ["w = w * (2.0 if d else 3.0)"]
+    text = "import torch\nw = torch.ones(3, requires_grad=True)\nw += \\\n    1.0\n"
+    fix = only(text, "GG101").fix
+    # no re-binding across the backslash: the write is done under no_grad, the statement's text kept as it is
+    assert [e.new_text for e in fix.edits] == ["with torch.no_grad():\n    w += \\\n    1.0"]
+    assert compile(fixed_with(text, only(text, "GG101")), "t.py", "exec")
+
+
+def test_no_grad_wrap_keeps_strings_and_uses_the_block_indentation():
+    text = ("import torch\nw = torch.ones(3, requires_grad=True)\n(w * 2).sum().backward()\n"
+            "for _ in range(1):\n\tw -= 0.1 * w.grad * len('''a\nb''')  # step\n")
+    finding = only(text, "GG101")
+    assert [e.new_text for e in finding.fix.edits] == [
+        "\twith torch.no_grad():\n\t\tw -= 0.1 * w.grad * len('''a\nb''')  # step"]
+    fixed = fixed_with(text, finding)
+    assert "len('''a\nb''')" in fixed  # the string's second line is not re-indented
+    assert run_program(fixed).clean, fixed
+
+
+def test_out_rewrite_is_refused_around_comments():
+    text = ("import torch\nx = torch.randn(3, requires_grad=True)\ny = torch.empty(3)\n"
+            "torch.sin(x,  # into the buffer\n          out=y)\n")
+    assert only(text, "GG104").fix is None
+    text = "import torch\nx = torch.randn(3, requires_grad=True)\ny = torch.empty(3)\ntorch.sin(x, out=y)\n"
+    assert [e.new_text for e in only(text, "GG104").fix.edits] == ["y = torch.sin(x)"]
+
+
+# ---------------------------------------------------------------- carried state (GG402 / GG403)
+RNN_CELL = ("import torch\nfrom torch import nn\ntorch.manual_seed(0)\ncell = nn.RNNCell(2, 4)\nhead = nn.Linear(4, 1)\n"
+            "opt = torch.optim.SGD([*cell.parameters(), *head.parameters()], lr=0.1)\nh = torch.zeros(1, 4)\n"
+            "for x in torch.randn(4, 1, 2):\n")
+LSTM = ("import torch\nfrom torch import nn\ntorch.manual_seed(0)\nlstm = nn.LSTM(3, 4, batch_first=True)\n"
+        "opt = torch.optim.SGD(lstm.parameters(), lr=0.1)\nh = torch.zeros(1, 1, 4)\nc = torch.zeros(1, 1, 4)\n"
+        "state = None\nfor x in torch.randn(3, 1, 4, 3):\n")
+STEP = "    opt.zero_grad()\n    loss.backward()\n    opt.step()\n"
+STEP_RETAIN = "    opt.zero_grad()\n    loss.backward(retain_graph=True)\n    opt.step()\n"
+
+
+def trains(program: str) -> None:
+    """The program runs clean and every tensor its optimizer updates has a gradient at every step."""
+    checked = program.replace("    opt.step()\n", "    assert all(p.grad is not None for g in opt.param_groups "
+                              "for p in g['params'])\n    opt.step()\n")
+    assert checked != program
+    result = run_program(checked)
+    assert result.clean, f"{result}\n{checked}"
+
+
+def test_carry_read_for_the_loss_is_detached_at_the_end_of_the_iteration():
+    # was `h = cell(x, h).detach()`: the program ran, but the cell never got a gradient
+    text = RNN_CELL + "    h = cell(x, h)\n    loss = head(h).pow(2).sum()\n" + STEP
+    finding = only(text, "GG403")
+    assert [e.new_text for e in finding.fix.edits] == ["\n    h = h.detach()"]
+    fixed = fixed_with(text, finding)
+    assert fixed.endswith("    opt.step()\n    h = h.detach()\n")
+    trains(fixed)
+
+
+def test_carry_not_read_again_is_detached_where_it_is_rebound():
+    text = RNN_CELL + "    h_next = cell(x, h)\n    loss = head(h_next).pow(2).sum()\n" + STEP + "    h = h_next\n"
+    finding = only(text, "GG403")
+    assert [e.new_text for e in finding.fix.edits] == ["h_next.detach()"]
+    trains(fixed_with(text, finding))
+
+
+def test_carry_expression_is_parenthesised():
+    text = RNN_CELL + ("    h_next = cell(x, h)\n    loss = head(h_next).pow(2).sum()\n" + STEP
+                       + "    h = 0.5 * h_next + \\\n        0.5 * h\n")
+    finding = only(text, "GG403")
+    assert [e.new_text for e in finding.fix.edits] == ["(0.5 * h_next + \\\n        0.5 * h).detach()"]
+    trains(fixed_with(text, finding))
+
+
+def test_state_starting_as_none_is_detached_after_the_call():
+    # was `lstm(x, tuple(s.detach() for s in state))`: TypeError on the first iteration (state is None)
+    text = LSTM + "    out, state = lstm(x, state)\n    loss = out.pow(2).sum()\n" + STEP_RETAIN
+    finding = only(text, "GG402")
+    assert [e.new_text for e in finding.fix.edits] == ["\n    state = tuple(s.detach() for s in state)"]
+    fixed = fixed_with(text, finding)
+    trains(fixed)
+    assert not [f for f in ENGINE.check(fixed, "t.py").findings]
+
+
+def test_unpacked_lstm_pair_is_detached_whole_in_one_pass():
+    # was `(h.detach().detach().detach().detach().detach(), c)`: no convergence, c kept the graph
+    text = LSTM + "    y, (h, c) = lstm(x, (h, c))\n    loss = y.pow(2).sum()\n" + STEP_RETAIN
+    finding = only(text, "GG402")
+    assert [e.new_text for e in finding.fix.edits] == ["\n    h, c = h.detach(), c.detach()"]
+    fixed = fixed_with(text, finding)
+    assert not ENGINE.check(fixed, "t.py").findings  # one pass: nothing more to fix
+    trains(fixed)
+
+
+def test_no_fix_when_a_continue_could_skip_the_detach():
+    text = (RNN_CELL + "    h = cell(x, h)\n    loss = head(h).pow(2).sum()\n" + STEP
+            + "    if loss.item() > 1e9:\n        continue\n    print(loss.item())\n")
+    assert only(text, "GG403").fix is None
+
+
+def test_learned_initial_state_keeps_its_gradient():
+    """The initial state is never detached: a learned h0 still gets a gradient from the first iteration."""
+    text = ("import torch\nfrom torch import nn\ncell = nn.RNNCell(2, 4)\nhead = nn.Linear(4, 1)\n"
+            "h0 = nn.Parameter(torch.zeros(1, 4))\n"
+            "opt = torch.optim.SGD([h0, *cell.parameters(), *head.parameters()], lr=0.1)\nh = h0\n"
+            "for x in torch.randn(4, 1, 2):\n    h = cell(x, h)\n    loss = head(h).pow(2).sum()\n" + STEP)
+    finding = only(text, "GG403")
+    fixed = "seen = []\n" + fixed_with(text, finding).replace(
+        "    opt.step()\n", "    seen.append(h0.grad is not None)\n    opt.step()\n", 1) + "assert seen[0], seen\n"
+    assert run_program(fixed).clean, fixed
+
+
+# ---------------------------------------------------------------- line endings and BOM through --fix
+def _gradguard(*args, stdin: bytes | None = None, cwd=None):
+    return subprocess.run([sys.executable, "-m", "gradguard", "check", *args], input=stdin, capture_output=True,
+                          cwd=cwd, timeout=120)
+
+
+MIXED = (b"\xef\xbb\xbfimport torch\r\nfrom torch import nn\n\rcell = nn.RNNCell(2, 4)\r\n"
+         b"opt = torch.optim.SGD(cell.parameters(), lr=0.1)\r\nh = torch.zeros(1, 4)\r\n"
+         b"for x in torch.randn(3, 1, 2):\r\n    h = cell(x, h)\r\n    loss = h.sum()\n"
+         b"    opt.zero_grad()\r\n    loss.backward()\r\n    opt.step()\r\n"
+         b"y = torch.randn(3, requires_grad=True).exp()\ny *= y > 0\ny.sum().backward()\r\n")
+
+
+def _expected_mixed() -> bytes:
+    return (MIXED.replace(b"    opt.step()\r\n", b"    opt.step()\r\n    h = h.detach()\r\n")
+            .replace(b"y *= y > 0\n", b"y = y * (y > 0)\n"))
+
+
+def test_fix_keeps_line_endings_and_bom_byte_for_byte(tmp_path):
+    target = tmp_path / "train.py"
+    target.write_bytes(MIXED)
+    _gradguard("--fix", "--unsafe-fixes", str(target), cwd=tmp_path)
+    assert target.read_bytes() == _expected_mixed()
+
+
+def test_fix_through_stdin_keeps_line_endings_and_bom():
+    out = _gradguard("--fix", "--unsafe-fixes", "--stdin-filename", "train.py", "-", stdin=MIXED)
+    assert out.stdout == _expected_mixed()
+
+
+def test_list_state_stays_a_list():
+    text = RNN_CELL.replace("h = torch.zeros(1, 4)\n", "hs = [torch.zeros(1, 4), torch.zeros(1, 4)]\n") + (
+        "    a = cell(x, hs[0])\n    b = cell(x, hs[1])\n    loss = head(a + b).sum()\n" + STEP + "    hs = [a, b]\n")
+    finding = only(text, "GG403")
+    assert [e.new_text for e in finding.fix.edits] == ["[s.detach() for s in [a, b]]"]
+    trains(fixed_with(text, finding))

@@ -1,0 +1,116 @@
+"""Valid Python that crashed (SIGSEGV), hung or exhausted the process in libcst or in our recursive passes
+(issue 14): each shape is refused by a token-level estimate before libcst sees it, the block gets a
+"not analysed" note, and the rest of the file is still analysed.
+
+The shapes are in tests/hostile_inputs.py; `benchmarks/hostile_inputs.py` measures them before/after.
+"""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from gradguard import parse
+from gradguard.engine import Engine
+from gradguard.parse import MAX_DEPTH, block_shape
+
+sys.path.insert(0, str(Path(__file__).parent))
+from hostile_inputs import CRASH_SIZES, FLAT, FOLLOWER_FINDING, SHAPES  # noqa: E402
+
+LEAF = "import torch\nw = torch.rand(3, requires_grad=True)\n"
+
+
+def codes_and_notes(text: str) -> tuple[list[tuple[str, int]], list[str]]:
+    report = Engine().check(text, "hostile.py")
+    return [(f.code, f.span.start_line + 1) for f in report.findings], [n.message for n in report.parse_notes]
+
+
+def test_every_shape_at_the_size_that_crashed_is_a_note_and_the_rest_is_analysed():
+    # One child process for all shapes: before the guard some of them killed the process (SIGSEGV) or ran
+    # for minutes with gigabytes; a crash here fails this test instead of the whole pytest run.
+    child = textwrap.dedent(f"""
+        import json, resource, sys
+        sys.path.insert(0, {str(Path(__file__).parent)!r})
+        from hostile_inputs import CRASH_SIZES, program
+        from gradguard.engine import Engine
+        out = {{}}
+        for shape, n in CRASH_SIZES.items():
+            report = Engine().check(program(shape, n), "hostile.py")
+            out[shape] = [[f.code for f in report.findings], [(m.span.start_line, m.message) for m in report.parse_notes]]
+        out["peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        print(json.dumps(out))
+    """)
+    proc = subprocess.run([sys.executable, "-c", child], capture_output=True, timeout=120)
+    assert proc.returncode == 0, f"status {proc.returncode}\n{proc.stderr.decode()[-3000:]}"
+    results = json.loads(proc.stdout)
+    for shape in CRASH_SIZES:
+        codes, notes = results[shape]
+        assert FOLLOWER_FINDING in codes, (shape, codes, notes)
+        if shape in FLAT:
+            assert notes == [], (shape, notes)
+            continue
+        assert len(notes) == 1 and notes[0][0] == 0 and "not analysed" in notes[0][1], (shape, notes)
+    assert results["peak_mb"] < 400, results["peak_mb"]  # a 1.2 MB literal once took 1.5 GB
+
+
+@pytest.mark.parametrize("shape", ["and-chain-lines", "plus-chain-lines", "elif-chain", "nested-lambda",
+                                   "ternary-chain", "method-chain-lines", "not-chain", "string-concat"])
+def test_just_under_the_limit_is_analysed_and_just_over_it_is_a_note(shape: str):
+    make = SHAPES[shape]
+    n = 1
+    while block_shape(make(n * 2)).depth <= MAX_DEPTH:
+        n *= 2
+    while block_shape(make(n + 1)).depth <= MAX_DEPTH:
+        n += 1
+    # The estimate is close to the tree's real depth: the largest accepted size is within 2x of the limit.
+    assert MAX_DEPTH // 2 - 5 <= n <= MAX_DEPTH, n
+    codes, notes = codes_and_notes(make(n) + "\n" + LEAF + "w += 1\n")
+    assert notes == [] and (FOLLOWER_FINDING, block_count_line(make(n)) + 3) in codes, (codes, notes)
+    codes, notes = codes_and_notes(make(n + 1) + "\n" + LEAF + "w += 1\n")
+    assert len(notes) == 1 and "not analysed" in notes[0], notes
+    assert (FOLLOWER_FINDING, block_count_line(make(n + 1)) + 3) in codes, (codes, notes)
+
+
+def block_count_line(text: str) -> int:
+    return text.count("\n") + 1  # lines of the shape plus the blank line after it
+
+
+def test_brackets_and_operators_in_comments_and_strings_do_not_count():
+    text = (LEAF
+            + "# " + "(" * 300 + " and " * 300 + "\n"
+            + "s = '" + "[" * 300 + "'  # " + "{" * 300 + "\n"
+            + 'doc = """' + "(\n" * 300 + '"""\n'
+            + "w += 1\n")
+    assert block_shape(text).depth < 10
+    codes, notes = codes_and_notes(text)
+    assert notes == [] and codes == [("GG101", 306)]
+
+
+def test_a_deep_statement_costs_only_itself_not_the_statements_beside_it():
+    text = LEAF + "b = (x\n" + "     and x\n" * 5000 + ")\n" + "w += 1\n"
+    codes, notes = codes_and_notes(text)
+    assert codes == [("GG101", 5005)]
+    assert len(notes) == 1 and notes[0].startswith("an expression or statement nested or chained about 5004 levels deep")
+    assert "(lines 3-5004 not analysed)" in notes[0], notes
+
+
+def test_a_block_deeper_than_the_interpreter_can_follow_is_left_out_with_a_note(monkeypatch):
+    # Past the guard (raised here), an 800-term chain parses but is too deep for the recursive Facts pass:
+    # that block is left out with a note, the other function's finding is still reported.
+    monkeypatch.setattr(parse, "MAX_DEPTH", 10**6)
+    text = ("import torch\n\n\ndef deep(x):\n    x.mul_(2)\n    return " + " and ".join(["x"] * 800) + "\n\n\n"
+            "def shallow():\n    v = torch.ones(2, requires_grad=True)\n    v += 1\n")
+    codes, notes = codes_and_notes(text)
+    assert codes == [("GG101", 11)]
+    assert notes == ["too deeply nested to analyse (lines 4-8 not analysed)"]
+
+
+def test_a_huge_literal_costs_a_note_not_seconds_and_gigabytes():
+    text = LEAF + "data = [" + ", ".join(str(i) for i in range(100_000)) + "]\nw += 1\n"
+    codes, notes = codes_and_notes(text)
+    assert codes == [("GG101", 4)]
+    assert notes == ["a block of 688,898 characters (more than 400,000) (line 3 not analysed)"]

@@ -1,0 +1,283 @@
+"""The language server against hostile documents, settings, positions and lifecycles (issue 14).
+
+The real `gradguard server` over stdio (pytest-lsp), plus a raw JSON-RPC driver for the lifecycle
+tests (exit status, requests after `shutdown`), where a test client library would hide the details.
+"""
+from __future__ import annotations
+
+import json
+import random
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import pytest_lsp
+from lsprotocol import types
+from pytest_lsp import ClientServerConfig, LanguageClient
+
+from gradguard.lsp.documents import LspTextDocument
+
+sys.path.insert(0, str(Path(__file__).parent))
+from hostile_inputs import CRASH_SIZES, FLAT, FOLLOWER_FINDING, program  # noqa: E402
+from lsp_fixtures import programs as P  # noqa: E402
+from lsp_fixtures.harness import (  # noqa: E402
+    WORKSPACE,
+    close,
+    fresh_uri,
+    init_params,
+    make_client,
+    open_doc,
+    server_command,
+    wait_publish,
+)
+
+CONFIG = ClientServerConfig(server_command=server_command(), client_factory=make_client)
+module_loop = pytest.mark.asyncio(loop_scope="module")
+
+
+@pytest_lsp.fixture(scope="module", config=CONFIG)
+async def client(lsp_client: LanguageClient):
+    await lsp_client.initialize_session(init_params())
+    yield
+    await lsp_client.shutdown_session()
+
+
+def server_peak_mb(client: LanguageClient) -> float:
+    status = Path(f"/proc/{client._server.pid}/status").read_text()
+    return int(re.search(r"VmHWM:\s+(\d+) kB", status).group(1)) / 1024
+
+
+# ---- hostile documents -------------------------------------------------------------------------
+
+
+@module_loop
+async def test_the_server_survives_every_hostile_shape_and_reports_the_rest(client: LanguageClient):
+    # At the sizes that crashed the server (SIGSEGV), hung it or took gigabytes before the guard.
+    for shape, n in CRASH_SIZES.items():
+        uri = fresh_uri(shape)
+        mark = open_doc(client, uri, program(shape, n))
+        published = await wait_publish(client, uri, mark, version=1, timeout=60)
+        codes = [d.code for d in published.diagnostics if d.code]
+        hints = [d.message for d in published.diagnostics if not d.code]
+        assert FOLLOWER_FINDING in codes, (shape, codes, hints)
+        if shape not in FLAT:
+            assert len(hints) == 1 and "not analysed" in hints[0], (shape, hints)
+        client.text_document_did_close(types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri)))
+    assert client._server.returncode is None
+    assert server_peak_mb(client) < 600  # the 1.2 MB literal alone once took 1.5 GB
+
+
+@module_loop
+async def test_one_change_with_5000_edits_is_applied_in_one_pass(client: LanguageClient):
+    # A Replace All: 5,000 edits in one didChange (once 70 s of rebuilding the text per edit).
+    lines = [f"x{i} = {i}\n" for i in range(5000)]
+    text = "import torch\nw = torch.zeros(3, requires_grad=True)\n" + "".join(lines) + "w += 1\n"
+    uri = fresh_uri("replace_all")
+    mark = open_doc(client, uri, text)
+    await wait_publish(client, uri, mark, version=1, timeout=60)
+    changes = [
+        types.TextDocumentContentChangePartial(
+            range=types.Range(start=types.Position(2 + i, 0), end=types.Position(2 + i, 1)), text="renamed_")
+        for i in range(5000)
+    ]
+    mark = len(client.published)
+    client.text_document_did_change(types.DidChangeTextDocumentParams(
+        text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2), content_changes=changes))
+    published = await wait_publish(client, uri, mark, version=2, timeout=30)
+    assert [(d.code, d.range.start.line) for d in published.diagnostics] == [("GG101", 5002)]
+    hover = await client.text_document_hover_async(types.HoverParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(5002, 0)))
+    assert hover is not None and "a leaf Variable that requires grad" in hover.contents.value
+
+
+@module_loop
+async def test_positions_past_the_line_end_are_clamped_without_a_phantom_line_in_crlf(client: LanguageClient):
+    text = "import torch\r\nw = torch.zeros(3, requires_grad=True)\r\nx = 1\r\nw += 1\r\n"
+    uri = fresh_uri("crlf_clamp")
+    mark = open_doc(client, uri, text)
+    assert [d.range.start.line for d in (await wait_publish(client, uri, mark, version=1)).diagnostics] == [3]
+
+    def change(version: int, line: int, character: int, new_text: str) -> int:
+        mark = len(client.published)
+        pos = types.Position(line, character)
+        client.text_document_did_change(types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+            content_changes=[types.TextDocumentContentChangePartial(range=types.Range(start=pos, end=pos), text=new_text)]))
+        return mark
+
+    # Character 6 on `x = 1` (5 characters) means the line end: before the CRLF, not between \r and \n.
+    mark = change(2, 2, 6, "  # note")
+    published = await wait_publish(client, uri, mark, version=2)
+    assert [(d.code, d.range.start.line) for d in published.diagnostics] == [("GG101", 3)]
+    # A line past the last one means the end of the text.
+    mark = change(3, 99, 0, "w.add_(1)\r\n")
+    published = await wait_publish(client, uri, mark, version=3)
+    assert [(d.code, d.range.start.line) for d in published.diagnostics] == [("GG101", 3), ("GG101", 4)]
+
+
+@module_loop
+async def test_files_outside_the_workspace_get_no_diagnostics(client: LanguageClient, tmp_path: Path):
+    outside = (tmp_path / "elsewhere.py").as_uri()
+    mark = open_doc(client, outside, P.LEAF_INPLACE)
+    assert list((await wait_publish(client, outside, mark, version=1)).diagnostics) == []
+    inside = fresh_uri("inside")
+    mark = open_doc(client, inside, P.LEAF_INPLACE)
+    assert [d.code for d in (await wait_publish(client, inside, mark, version=1)).diagnostics] == ["GG101"]
+
+
+@module_loop
+async def test_a_backtick_in_a_string_literal_stays_inside_the_hover_code_span(client: LanguageClient):
+    text = P.LEAF_INPLACE.replace("w += 1", "w.add_(len('`![x](http://evil/)`'))")
+    uri = fresh_uri("backtick")
+    mark = open_doc(client, uri, text)
+    await wait_publish(client, uri, mark, version=1)
+    hover = await client.text_document_hover_async(types.HoverParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(2, 1)))
+    assert hover is not None
+    value = hover.contents.value
+    # Outside the code spans (as CommonMark pairs backtick runs) nothing can form an image or a link.
+    outside = re.sub(r"(?<!`)(`+)(?!`).*?(?<!`)\1(?!`)", "", value, flags=re.S)
+    assert "evil" in outside  # the literal's backtick did end a span: the rest must be inert text
+    assert not re.search(r"(?<!\\)[\[\]<>]", outside.replace("\\\\", "")), value
+    assert "!\\[x\\](http://evil/)" in outside
+
+
+# ---- settings ------------------------------------------------------------------------------------
+
+
+WRONG_TYPES = {
+    "enable": "yes", "select": 5, "ignore": {"GG1": True}, "severity": ["error"], "language": 3,
+    "debounceMs": float("inf"), "maxFileBytes": "big", "docsUrl": {"x": 1}, "jedi": {"timeoutMs": "slow", "warmup": 7},
+}
+
+
+@pytest.mark.asyncio
+async def test_wrong_typed_settings_get_defaults_at_initialize_and_after_a_change():
+    client = make_client()
+    command = server_command()
+    await client.start_io(command[0], *command[1:])
+    try:
+        await client.initialize_session(init_params(settings=dict(WRONG_TYPES)))  # int(inf) once failed it
+        uri = fresh_uri("wrong_types")
+        mark = open_doc(client, uri, P.LEAF_INPLACE)
+        published = await wait_publish(client, uri, mark, version=1)
+        assert [(d.code, d.severity) for d in published.diagnostics] == [("GG101", types.DiagnosticSeverity.Error)]
+        # A folder's settings of the wrong type, and a docs URL that str.format would choke on.
+        mark = len(client.published)
+        client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings={"gradguard": [
+            {"workspace": WORKSPACE.as_uri(), "select": [1, 2], "debounceMs": -5, "maxFileBytes": 0,
+             "docsUrl": "https://example.org/{lang}/{code}"}]}))
+        published = await wait_publish(client, uri, mark, version=1)
+        (diag,) = published.diagnostics
+        assert diag.code == "GG101" and diag.code_description.href == "https://example.org/{lang}/GG101"
+    finally:
+        await close(client)
+
+
+# ---- lifecycle (raw JSON-RPC) ----------------------------------------------------------------------
+
+
+class RawServer:
+    def __init__(self) -> None:
+        self.proc = subprocess.Popen(server_command(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.DEVNULL)
+
+    def send(self, message: dict) -> None:
+        body = json.dumps({"jsonrpc": "2.0", **message}).encode()
+        self.proc.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        self.proc.stdin.flush()
+
+    def receive(self) -> dict:
+        length = None
+        while True:
+            line = self.proc.stdout.readline()
+            assert line, "the server closed its output"
+            if line in (b"\r\n", b"\n"):
+                break
+            if line.lower().startswith(b"content-length:"):
+                length = int(line.split(b":")[1])
+        return json.loads(self.proc.stdout.read(length))
+
+    def response(self, msg_id: int) -> dict:
+        while True:
+            message = self.receive()
+            if message.get("id") == msg_id and "method" not in message:
+                return message
+
+    def initialize(self) -> None:
+        self.send({"id": 1, "method": "initialize", "params": {"processId": None, "rootUri": WORKSPACE.as_uri(),
+                                                                "capabilities": {}}})
+        assert "result" in self.response(1)
+        self.send({"method": "initialized", "params": {}})
+
+
+def test_requests_after_shutdown_get_invalid_request_and_exit_then_returns_0():
+    server = RawServer()
+    try:
+        server.initialize()
+        server.send({"id": 2, "method": "shutdown"})
+        assert server.response(2).get("result", "missing") is None
+        server.send({"id": 3, "method": "textDocument/hover", "params": {
+            "textDocument": {"uri": fresh_uri()}, "position": {"line": 0, "character": 0}}})
+        error = server.response(3)["error"]
+        assert error["code"] == -32600  # InvalidRequest
+        server.send({"method": "exit"})
+        assert server.proc.wait(timeout=20) == 0
+    finally:
+        if server.proc.poll() is None:
+            server.proc.kill()
+
+
+def test_exit_without_shutdown_returns_1():
+    server = RawServer()
+    try:
+        server.initialize()
+        server.send({"method": "exit"})
+        assert server.proc.wait(timeout=20) == 1
+    finally:
+        if server.proc.poll() is None:
+            server.proc.kill()
+
+
+# ---- the document model ---------------------------------------------------------------------------
+
+
+def _reference_edit(text: str, l1: int, c1: int, l2: int, c2: int, new: str) -> str:
+    """LSP semantics on code points: lines end at \\n, \\r\\n, \\r; a character past the line end is the line
+    end (before its terminator); a line past the last is the end of the text."""
+    lines = re.findall(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z", text)
+
+    def offset(line: int, col: int) -> int:
+        if line >= len(lines):
+            return len(text)
+        content = len(lines[line]) - len(re.search(r"(\r\n|\r|\n)?\Z", lines[line]).group())
+        return sum(len(x) for x in lines[:line]) + min(col, content)
+
+    a, b = sorted((offset(l1, c1), offset(l2, c2)))
+    return text[:a] + new + text[b:]
+
+
+def test_incremental_changes_match_the_lsp_semantics_on_random_edits():
+    rng = random.Random(14)
+    for _ in range(3000):
+        text = "".join(rng.choice(["a", "b", "\n", "\r\n", "\r", "é", " "]) for _ in range(rng.randint(0, 30)))
+        doc = LspTextDocument("file:///x.py", source=text)
+        for step in range(6):
+            l1, c1, l2, c2 = (rng.randint(0, 8), rng.randint(0, 6), rng.randint(0, 8), rng.randint(0, 6))
+            if (l1, c1) > (l2, c2):
+                l1, c1, l2, c2 = l2, c2, l1, c1
+            new = rng.choice(["", "x", "\n", "\r", "\r\n", "yy\nz", "\n\r"])
+            text = _reference_edit(text, l1, c1, l2, c2, new)
+            doc.apply_change(types.TextDocumentContentChangePartial(
+                range=types.Range(start=types.Position(l1, c1), end=types.Position(l2, c2)), text=new))
+            if step % 2:
+                assert doc.source == text
+            assert "".join(doc.lines) == text and all(re.fullmatch(r"[^\r\n]*(\r\n|\r|\n)?", x) for x in doc.lines)
+
+
+def test_a_document_never_reads_the_disk(tmp_path: Path):
+    secret = tmp_path / "on_disk.py"
+    secret.write_text("w += 1\n")
+    assert LspTextDocument(secret.as_uri()).source == ""

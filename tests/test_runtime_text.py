@@ -1,0 +1,114 @@
+"""The error gradguard predicts ("torch raises: ...") is the error torch raises for that program.
+
+Every bad rule example, and every tests/real_world bug program gradguard reports, runs under torch; its real
+message is compared with each finding's `runtime_error`:
+- the same error family (the predicted text up to its first program-specific part is in torch's message);
+- the same `which is output 0 of X` when gradguard names an X, and none when torch names none but gradguard does;
+- a predicted shape or version is torch's (unknown ones are left as `[...]`, `<n>`, `<m>`: never invented);
+- never cut: the text ends with a full sentence.
+"""
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+import torch  # noqa: F401  (installed by the Makefile: a missing torch must fail, not skip)
+
+sys.path.insert(0, str(Path(__file__).parent))
+from torch_exec import run_program  # noqa: E402
+
+from gradguard.engine import check_text  # noqa: E402
+from gradguard.rules import all_rules  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "server" / "gradguard" / "rules" / "examples"
+REAL_WORLD_BUGS = ROOT / "tests" / "real_world" / "bugs"
+
+OUTPUT_OF = re.compile(r"which is output (\d+) of ([^,]+),")
+TENSOR = re.compile(r"\[torch\.(\w+) \[([^\]]*)\]\]")
+VERSIONS = re.compile(r"is at version (\S+); expected version (\S+) instead")
+MULTI_VIEW = re.compile(r"Output (\S+) of (\S+) is a view")
+PLACEHOLDERS = ("[...]", "<n>", "<m>", "<op>", "<i>")
+
+
+def programs() -> list[Path]:
+    files = sorted(p for rule in all_rules() for p in rule.examples("bad"))
+    if REAL_WORLD_BUGS.is_dir():
+        files += sorted(p for p in REAL_WORLD_BUGS.glob("**/*.py") if not p.name.endswith(".fixed.py"))
+    return files
+
+
+def family(predicted: str) -> str:
+    """The part of the predicted text every instance shares: up to the first program-specific part."""
+    cut = min([i for i in (predicted.find(p) for p in (": [",) + PLACEHOLDERS) if i >= 0] or [len(predicted)])
+    fam = predicted[:cut].rstrip(" :.")
+    if len(fam) < 20:  # `Output <i> of Split is a view ...`, `<op>(): functions with out=...`: from the fixed tail
+        fam = MULTI_VIEW.sub("", predicted).split(". ")[0].strip() if MULTI_VIEW.search(predicted) else \
+            predicted.split("(): ", 1)[-1][:60]
+    return fam
+
+
+def compare(predicted: str, actual: str) -> list[str]:
+    """What the prediction claims that torch's message contradicts ([] when they agree)."""
+    problems = []
+    fam = family(predicted)
+    if fam not in actual:
+        return [f"family {fam!r} not in torch's message"]
+    said, real = OUTPUT_OF.search(predicted), OUTPUT_OF.search(actual)
+    if said and (real is None or said.groups() != real.groups()):
+        problems.append(f"predicted `output {said[1]} of {said[2]}`, torch: {real[0] if real else 'no node'}")
+    said, real = MULTI_VIEW.search(predicted), MULTI_VIEW.search(actual)
+    if said and said[2] != "<op>" and (real is None or said[2] != real[2]):
+        problems.append(f"predicted `{said[0]}`, torch: {real[0] if real else 'none'}")
+    said, real = TENSOR.search(predicted), TENSOR.search(actual)
+    if said and said[2] != "...":
+        if real is None or said.groups() != real.groups():
+            problems.append(f"predicted tensor {said[0]}, torch: {real[0] if real else 'none'}")
+    said, real = VERSIONS.search(predicted), VERSIONS.search(actual)
+    if said:
+        for i, what in ((1, "now"), (2, "expected")):
+            if said[i] not in ("<n>", "<m>") and (real is None or said[i] != real[i]):
+                problems.append(f"predicted version ({what}) {said[i]}, torch: {real[i] if real else 'none'}")
+    if not predicted.rstrip().endswith((".", ")")):
+        problems.append("the text is cut")
+    return problems
+
+
+def reported(path: Path) -> list:
+    return [f for f in check_text(path.read_text(encoding="utf-8"), str(path)).findings if f.runtime_error]
+
+
+CASES = [p for p in programs() if reported(p)]
+
+
+def test_the_cases_cover_every_rule_that_predicts_an_error():
+    codes = {f.code for p in CASES for f in reported(p)}
+    assert codes >= {r.code for r in all_rules() if r.runtime_error}
+
+
+@pytest.mark.parametrize("path", CASES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_predicted_error_is_the_error_torch_raises(path: Path):
+    findings = reported(path)
+    result = run_program(path.read_text(encoding="utf-8"), str(path))
+    assert result.error is not None, "the program ran clean under torch"
+    # torch raises once, at the first error it meets; of several findings, those of that family must be right.
+    matching = [f for f in findings if family(f.runtime_error) in result.error]
+    assert matching, (f"no finding predicts torch's error:\n  torch: {result.error[:200]}\n"
+                      + "\n".join(f"  {f.code}: {f.runtime_error[:200]}" for f in findings))
+    for f in matching:
+        assert compare(f.runtime_error, result.error) == [], (f.code, f.runtime_error, result.error)
+
+
+def test_compare_catches_an_invented_node_shape_or_version():
+    actual = ("one of the variables needed for gradient computation has been modified by an inplace operation: "
+              "[torch.FloatTensor [64, 32]], which is output 0 of Sigmoid, is at version 1; expected version 0 "
+              "instead. Hint: ...")
+    canned = actual.replace("[64, 32]], which is output 0 of Sigmoid", "[3]], which is output 0 of Add")
+    assert len(compare(canned, actual)) == 2
+    assert compare(actual.replace("version 1;", "version 2;"), actual) == ["predicted version (now) 2, torch: 1"]
+    form = actual.replace("[64, 32]", "[...]").replace("version 1;", "version <n>;").replace("version 0", "version <m>")
+    assert compare(form, actual) == []
+    assert compare(form[:170], actual) == ["the text is cut"]

@@ -1,0 +1,104 @@
+"""Chinese output is Chinese: no English sentence fragments, code in code spans, one spacing rule.
+
+Checked on everything a zh user reads for every rule example: each finding's message, related notes, explanation
+and fix title, its hover, and every rule's docs. Allowed outside code spans: single English words (torch, autograd,
+the glossary's bracketed terms such as `in-place`, `requires_grad`), never two English words in a row.
+
+Spacing (the glossary's convention, `.data` 属性): one space between a Chinese character and a code span, none
+between full-width punctuation and a code span.
+"""
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from gradguard.engine import check_text  # noqa: E402
+from gradguard.lsp.hover import finding_markdown  # noqa: E402
+from gradguard.rules import all_rules  # noqa: E402
+
+CJK = "\u4e00-\u9fff"
+FULL_WIDTH = "，。：；（）、！？「」《》—"
+FENCED = re.compile(r"```.*?```", re.S)
+CODE_SPAN = re.compile(r"`[^`\n]+`")
+WORD = r"[A-Za-z][A-Za-z0-9_\-]*"
+FRAGMENT = re.compile(rf"\b{WORD}(?:[ ,]+{WORD})+\b")
+# Python outside a code span: attribute access, calls, keywords-as-values, assignments.
+LOOSE_CODE = re.compile(r"(?<![\w`])(?:\.\w+|\w+\(\)|None|True|False|\w+=\w+)(?![\w`])")
+HEADING = re.compile(r"^#+ .*$", re.M)  # `# GG101 (leaf-inplace)`: the rule's code and English name
+
+
+def texts_of(markdown: str) -> str:
+    """The prose: fenced blocks, code spans, headings with the rule's name, URLs and rule codes removed."""
+    text = FENCED.sub(" ", markdown)
+    text = re.sub(r"^# GG\d+ \([a-z\-]+\)$", " ", text, flags=re.M)
+    text = re.sub(r"https?://\S+", " ", text)
+    return CODE_SPAN.sub(" ", text)
+
+
+def problems(text: str) -> list[str]:
+    found = []
+    prose = texts_of(text)
+    found += [f"English fragment {m[0]!r}" for m in FRAGMENT.finditer(prose)]
+    found += [f"code outside a code span {m[0]!r}" for m in LOOSE_CODE.finditer(prose)]
+    stripped = FENCED.sub(" ", text)
+    for m in CODE_SPAN.finditer(stripped):
+        before = stripped[m.start() - 2: m.start()]
+        after = stripped[m.end(): m.end() + 2]
+        if re.search(f"[{CJK}]$", before) or re.match(f"[{CJK}]", after):
+            found.append(f"no space between a Chinese character and {m[0]}")
+        if re.fullmatch(f"[{FULL_WIDTH}] ", before) or re.fullmatch(f" [{FULL_WIDTH}]", after):
+            found.append(f"space between full-width punctuation and {m[0]}")
+    return found
+
+
+def zh_texts():
+    """(where, text) for every zh text a user reads about every rule example."""
+    for rule in all_rules():
+        yield f"{rule.code} docs", rule.docs("zh")
+        for path in rule.examples("bad") + rule.examples("good"):
+            report = check_text(path.read_text(encoding="utf-8"), str(path), lang="zh")
+            for f in report.findings:
+                where = f"{path.parent.name}/{path.name}:{f.span.start_line + 1} {f.code}"
+                yield f"{where} message", f.message
+                for r in f.related:
+                    yield f"{where} note", r.message
+                yield f"{where} explanation", f.explanation
+                if f.fix is not None:
+                    yield f"{where} fix", f.fix.message
+                yield f"{where} hover", finding_markdown(f, "zh")
+
+
+ZH_TEXTS = list(zh_texts())
+
+
+def test_every_rule_example_gives_zh_texts():
+    assert len({w.split()[0] for w, _ in ZH_TEXTS}) >= 16
+    assert sum(1 for w, _ in ZH_TEXTS if w.endswith(" message")) >= 60
+
+
+@pytest.mark.parametrize("where,text", ZH_TEXTS, ids=[w for w, _ in ZH_TEXTS])
+def test_zh_text_has_no_english_fragment_and_one_spacing_rule(where: str, text: str):
+    assert problems(text) == [], text
+
+
+def test_the_checks_catch_what_they_are_for():
+    assert problems("`opt.step()` 原地修改了 the parameters of G") == ["English fragment 'the parameters of G'"]
+    assert problems("它的 .grad 保持 None") == ["code outside a code span '.grad'", "code outside a code span 'None'"]
+    assert problems("被`exp`保存") == ["no space between a Chinese character and `exp`"]
+    assert problems("梯度， `w` 是叶子张量") == ["space between full-width punctuation and `w`"]
+    assert problems("原地操作（in-place 操作）改写为 `w = w + 1`（`w` 变成非叶子张量）") == []
+
+
+def test_cli_text_names_the_fix_safety_once():
+    import subprocess
+
+    example = next(p for p in all_rules()[0].examples("bad") if "leaf_add" in p.name)
+    out = subprocess.run([sys.executable, "-m", "gradguard", "check", "--lang", "zh", str(example)],
+                         capture_output=True, text=True).stdout
+    assert "= 不安全修复: 改写为 `w = w + 1`" in out
+    assert "快速修复 (" not in out and "快速修复（" not in out
