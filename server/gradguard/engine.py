@@ -18,6 +18,7 @@ from .rules import RuleContext, all_rules
 from .source import Source, Span, split_blocks_after_edit, split_statements
 
 log = logging.getLogger("gradguard")
+CALLED_NAME = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)\s*\(")  # `train(`, `self.train_step(`: call sites
 
 from .parse import WRITE_HINT  # noqa: E402,F401  (defined next to the cache that remembers it per block)
 
@@ -115,9 +116,10 @@ class Engine:
             quiet = {id(module) for module, is_hot in zip(modules, hot) if not is_hot}
             hot_text = "".join(pb.block.text for pb, is_hot in zip(good, hot) if is_hot)
             try:
+                called = set(CALLED_NAME.findall("".join(pb.block.text for pb in good)))
                 analysis = FileAnalysis(modules, quiet, self.block_facts,
                                         external_classes=lambda full: self.imported_class(path, full),
-                                        hot_text=hot_text)
+                                        hot_text=hot_text, called_names=called)
                 return analysis.run()
             except RecursionError:
                 if not good:

@@ -36,8 +36,10 @@ class FileAnalysis:
     max_unroll = 16  # a loop over a known sequence runs once per item up to this length
 
     def __init__(self, modules: list[cst.Module], quiet_modules: set[int] | frozenset = frozenset(),
-                 block_cache: dict | None = None, external_classes=None, hot_text: str = ""):
+                 block_cache: dict | None = None, external_classes=None, hot_text: str = "",
+                 called_names: set | None = None):
         self.block_cache = block_cache
+        self.called_names = called_names  # names this file's code calls (`train(`, `.step(`): None = not known
         # quiet_modules: ids of block modules whose text has no in-place write, step() or backward(): they
         # are not run on their own (they cannot produce a problem), but calls from other code still reach them.
         self.quiet_modules = quiet_modules
@@ -277,6 +279,9 @@ class FileAnalysis:
                     self.block_cache[key] = cached
                 self.facts = file_facts
             file_facts.merge(cached[1])
+        if self.called_names is not None:
+            file_facts.problems = [p for p in file_facts.problems
+                                   if p.detail.get("escape_of", "") not in self.called_names or not p.detail.get("escape_of")]
         return file_facts
 
     def _context_signature(self) -> tuple:

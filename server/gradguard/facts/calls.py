@@ -471,6 +471,19 @@ class CallsMixin:
             if positional and isinstance(positional[0], Tensor):
                 t.shape = positional[0].shape
             return t
+        if q in ("torch.autograd.Variable", "torch.autograd.variable.Variable"):
+            # `Variable(t, requires_grad=...)` is `t.detach()` (same version counter) made a leaf with that flag
+            positional, keywords = args()
+            if not positional or not isinstance(positional[0], Tensor):
+                return None
+            v = self.view_of(positional[0], node, "detach")
+            v.created_by = "`Variable(...)`"
+            flag = keywords.get("requires_grad")
+            if flag is not None or len(positional) > 1:
+                value = truth(flag[0]) if flag is not None else truth(positional[1])
+                v.requires_grad = value
+                v.view_of = None if value is not False else v.view_of
+            return v
         if q == "torch.autograd.backward":
             positional, keywords = args()
             for t in flat_tensors(positional[:1]):

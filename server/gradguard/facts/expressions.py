@@ -516,7 +516,7 @@ class ExpressionsMixin:
             bind(for_in.target, item)
             keep = True
             for cond in for_in.ifs:
-                flag = truth(self.eval(cond.search))
+                flag = truth(self.eval(cond.test))
                 if flag is False:
                     keep = False
                 elif flag is None:

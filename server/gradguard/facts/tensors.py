@@ -269,10 +269,18 @@ class TensorOpsMixin:
         """A value leaves a function analysed on its own: the caller will run backward on it."""
         if self.kind != "function" or self.inlined:
             return
+        if self.run.saw_backward:
+            return  # a training step that back-propagated itself returns its outputs for logging, not for backward
+        first = len(self.run.created)
         values = value.items if isinstance(value, Seq) and value.items else [value]
         for v in values:
             if isinstance(v, Tensor) and v.requires_grad is True:
                 self.check_history(v, node, kind="return")
+        name = getattr(self.function, "name", None)
+        for problem in self.run.created[first:]:
+            # kept only while no code of this file calls the function (FileAnalysis.run drops the others: the
+            # calls in this file are interpreted with their real arguments and say what happens to the result)
+            problem.detail = {**problem.detail, "escape_of": name.value if name is not None else ""}
 
     def check_history(self, t: Tensor, use, kind: str) -> None:
         for s in sorted(t.history, key=lambda s: s.seq):
