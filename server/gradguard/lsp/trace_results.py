@@ -19,13 +19,14 @@ from __future__ import annotations
 
 import json
 import os
-import stat
 import threading
 from dataclasses import dataclass
 from pathlib import Path
 
 from lsprotocol import types
 from pygls.uris import from_fs_path
+
+from ..explain.files import inside as _inside, read_capped  # shared with `gradguard explain`
 
 SOURCE = "gradguard-trace"
 TRACE_FILE = Path(".gradguard") / "trace.json"
@@ -64,44 +65,6 @@ def _pick(texts: tuple, lang: str) -> str:
 
 # ---------------------------------------------------------------------------------------------
 # Reading untrusted files
-
-
-def _inside(root_real: str, path: str) -> str | None:
-    """`path` resolved (symlinks followed), if it stays inside `root_real`; else None."""
-    try:
-        real = os.path.realpath(path)
-    except (OSError, ValueError):
-        return None
-    if real == root_real or real.startswith(root_real.rstrip(os.sep) + os.sep):
-        return real
-    return None
-
-
-def read_capped(real: str, cap: int) -> bytes | None:
-    """The bytes of a regular file of at most `cap` bytes; None for anything else (a device, a FIFO,
-    /proc/self/fd/0, a directory, a file too big). Opened without blocking and without following a
-    symlink swapped in after the path was resolved."""
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NOCTTY", 0)
-    try:
-        fd = os.open(real, flags)
-    except (OSError, ValueError):
-        return None
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode) or info.st_size > cap:
-            return None
-        chunks, total = [], 0
-        while total <= cap:
-            chunk = os.read(fd, min(1 << 20, cap + 1 - total))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            total += len(chunk)
-        return None if total > cap else b"".join(chunks)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
 
 
 class _Sources:
