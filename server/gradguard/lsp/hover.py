@@ -8,7 +8,7 @@ import weakref
 import libcst as cst
 
 from ..findings import Finding
-from ..i18n import zh_spacing
+from ..i18n import created_by, zh_spacing
 from ..rules._common import is_form
 from .documents import Snapshot
 from .explanations import topic_for
@@ -195,13 +195,14 @@ def tensor_markdown(facts, snapshot: Snapshot, lang: str, analysis=None, positio
     if facts.requires_grad is None:
         head.append(t["rg_unknown"])
     else:
-        head.append(f"requires_grad={facts.requires_grad}")
+        head.append(f"`requires_grad={facts.requires_grad}`")
     lines = [f"**`{facts.name}`** — " + " · ".join(head), ""]
     if facts.created is not None:
         item = t["created"].format(where=where(facts.created))
         if facts.created_by:
-            by = facts.created_by
-            item += t["created_by"].format(by=safe_inline(by) if by.startswith("`") or " " in by else code_span(by))
+            raw = facts.created_by
+            by = created_by(raw, lang)  # labels in `lang`, code the analysis left bare in a code span
+            item += t["created_by"].format(by=code_span(raw) if by == f"`{raw}`" else safe_inline(by))
         lines.append(f"- {item}")
     value = _value_at(analysis, *position) if analysis is not None and position is not None else None
     timeline = version_timeline(value, facts.name, analysis, where, lang) if value is not None else None
