@@ -405,6 +405,7 @@ async function main() {
     log(`version notification: ${JSON.stringify(await mismatch.innerText())}`);
     const pathStart = readTrace(traceFile).filter((e) => e.event === 'serverStarting')[startsBeforePath];
     check(pathStart && pathStart.kind === 'path' && pathStart.python === older, 'gradguard.path ran that executable');
+    await sleep(700); // the toast slides in
     await shot('14-version-mismatch');
     await mismatch.locator('.monaco-button', { hasText: 'Use Bundled Server' }).click();
     const backStart = await waitFor(() => readTrace(traceFile).filter((e) => e.event === 'serverStarting')[startsBeforePath + 1],
