@@ -3,6 +3,8 @@ cancellations in between (the same driver as tests/test_soak_server.py, which ru
 
     python benchmarks/soak_server.py --edits 5000 --seed 1
 
+First opens every hostile shape of tests/hostile_inputs.py at the size that crashed the server before the
+depth guard (issue 14) and checks that each is published with its "not analysed" note and the finding after it.
 Prints edits survived, requests answered, publishes, and the server's RSS (VmRSS) at start and end.
 Exits non-zero if the server died, left a request unanswered, published an older version after a
 newer one, ended with diagnostics that differ from the engine's, or grew by more than --max-growth-mb.
@@ -17,8 +19,26 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests"))
 
-from lsp_fixtures.harness import init_params, make_client, server_command  # noqa: E402
-from test_soak_server import server_alive, soak  # noqa: E402
+from hostile_inputs import CRASH_SIZES, FLAT, FOLLOWER_FINDING, program  # noqa: E402
+from lsp_fixtures.harness import fresh_uri, init_params, make_client, open_doc, server_command, wait_publish  # noqa: E402
+from test_soak_server import rss_kb, server_alive, server_pid, soak  # noqa: E402
+from lsprotocol import types  # noqa: E402
+
+
+async def hostile_round(client) -> None:
+    """Every hostile shape at its crash size: survived, noted, and the rest analysed."""
+    for shape, n in CRASH_SIZES.items():
+        uri = fresh_uri(shape)
+        mark = open_doc(client, uri, program(shape, n))
+        published = await wait_publish(client, uri, mark, version=1, timeout=120)
+        codes = [d.code for d in published.diagnostics if d.code]
+        notes = [d.message for d in published.diagnostics if not d.code]
+        if FOLLOWER_FINDING not in codes or (shape not in FLAT and not any("not analysed" in m for m in notes)):
+            raise AssertionError(f"hostile shape {shape}: findings {codes}, notes {notes}")
+        client.text_document_did_close(types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri)))
+    assert server_alive(client), "the server died on a hostile shape"
+    print(f"hostile: {len(CRASH_SIZES)} shapes at their crash sizes survived, each noted with the rest analysed; "
+          f"RSS {rss_kb(server_pid(client)) / 1024:.1f} MB", flush=True)
 
 
 async def run(edits: int, seed: int, rounds: int, max_growth_mb: float) -> int:
@@ -29,6 +49,7 @@ async def run(edits: int, seed: int, rounds: int, max_growth_mb: float) -> int:
     status = 0
     figures = []
     try:
+        await hostile_round(client)
         for round_no in range(rounds):
             print(f"round {round_no + 1}/{rounds}: {edits} edits, seed {seed + round_no}", flush=True)
             result = await soak(client, edits, seed + round_no, log=lambda m: print(m, flush=True))

@@ -46,9 +46,13 @@ $(CLIENT_NPM): $(CLIENT_DIR)/package-lock.json
 	cd $(CLIENT_DIR) && npm ci --no-audit --no-fund
 	touch $@
 
-# The targets share client-vscode/bundled/, so one is assembled and packaged at a time (flock, for make -j).
-$(CLIENT_DIR)/gradguard-$(CLIENT_VERSION)-%.vsix: $(CLIENT_NPM) $(CLIENT_SOURCES) $(BUNDLE_INPUTS) docs/img/hover.png | $(STAMP)
+# Type-checked once for all targets (vsce's prepublish only runs esbuild).
+$(CLIENT_DIR)/.typechecked: $(CLIENT_NPM) $(CLIENT_SOURCES)
 	cd $(CLIENT_DIR) && npx tsc --noEmit
+	touch $@
+
+# The targets share client-vscode/bundled/, so one is assembled and packaged at a time (flock, for make -j).
+$(CLIENT_DIR)/gradguard-$(CLIENT_VERSION)-%.vsix: $(CLIENT_DIR)/.typechecked $(BUNDLE_INPUTS) docs/img/hover.png | $(STAMP)
 	@flock $(CLIENT_DIR)/.bundle.lock sh -ec '\
 	  cp docs/img/hover.png $(CLIENT_DIR)/images/hover.png; \
 	  $(VPY) $(CLIENT_DIR)/scripts/bundle_server.py --target $* --cache $(BUNDLE_CACHE); \

@@ -197,7 +197,7 @@ def test_3000_term_chain_is_reported_as_too_deeply_nested(tmp_path: Path):
     no_traceback(proc)
     assert proc.returncode == 2  # one statement was not analysed; the ones around it are still checked:
     assert "chain.py:4:1: GG101" in out(proc)
-    assert ("chain.py:3:1: parse an expression or statement nested or chained about 3001 levels deep "
+    assert ("chain.py:3:1: parse an expression or statement nested or chained about 3000 levels deep "
             "(more than 200) (line 3 not analysed)") in out(proc)
 
 

@@ -1,6 +1,7 @@
 """Every fix gradguard offers is correct code: a property test over every fix it offers on a corpus.
 
-The corpus: the fuzz seeds (tests/fuzz_corpus/), every rule example (bad and good), and hostile variants below
+The corpus: the fuzz seeds (tests/fuzz_corpus/), every rule example (bad and good), the demo programs (examples/),
+every bad example again tab-indented and with CRLF line ends, and hostile variants below
 (backslash continuations, comments inside the rewritten span, `not`/comparison/ternary operands, tabs, CRLF,
 multi-line strings, carried state in its awkward forms). For each fix, applied alone:
 1. the fixed file compiles;
@@ -79,6 +80,8 @@ def corpus():
         yield pytest.param(path.read_bytes().decode("utf-8-sig"), str(path), id=f"fuzz/{path.name}")
     for path in sorted(EXAMPLES_DIR.glob("*/*.py")):
         yield pytest.param(path.read_text(encoding="utf-8"), str(path), id=f"{path.parent.name}/{path.name}")
+    for path in sorted((ROOT.parent / "examples").glob("*.py")):
+        yield pytest.param(path.read_text(encoding="utf-8"), str(path), id=f"examples/{path.name}")
     for name, text in HOSTILE.items():
         yield pytest.param(text, f"<{name}>", id=f"hostile/{name}")
     # Every bad example again, tab-indented and with CRLF line ends: fixes must follow the file's own style.

@@ -220,3 +220,12 @@ def test_list_state_stays_a_list():
     finding = only(text, "GG403")
     assert [e.new_text for e in finding.fix.edits] == ["[s.detach() for s in [a, b]]"]
     trains(fixed_with(text, finding))
+
+
+def test_bare_tuple_state_is_parenthesised():
+    # `tuple(s.detach() for s in h_n, c_n)` would be a SyntaxError
+    text = LSTM.replace("state = None\n", "state = (h, c)\n") + (
+        "    out, (h_n, c_n) = lstm(x, state)\n    loss = out.pow(2).sum()\n" + STEP_RETAIN + "    state = h_n, c_n\n")
+    finding = only(text, "GG402")
+    assert [e.new_text for e in finding.fix.edits] == ["tuple(s.detach() for s in (h_n, c_n))"]
+    trains(fixed_with(text, finding))

@@ -265,3 +265,24 @@ def test_generated_code_inside_a_training_script(generated: str, seed: str):
     lines = seed.split("\n")
     cut = len(lines) // 2
     check_program("\n".join(lines[:cut]) + "\n" + generated + "\n" + "\n".join(lines[cut:]))
+
+
+# ---- hostile shapes (issue 14) -------------------------------------------------------------
+
+import sys  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).parent))
+from hostile_inputs import SHAPES  # noqa: E402
+
+HOSTILE = settings(FUZZ, max_examples=max(6, EXAMPLES // 10))
+
+
+@HOSTILE
+@given(st.sampled_from(sorted(SHAPES)), st.integers(1, 700), st.sampled_from(SEEDS), st.floats(0, 1))
+def test_hostile_shapes_inside_a_training_script(shape: str, n: int, seed: str, where: float):
+    # Deep chains and nesting of every kind, around and past the guard's limit, between a script's
+    # top-level statements: never a crash, and the findings of the script's other blocks keep their place.
+    lines = seed.split("\n")
+    starts = [i for i, line in enumerate(lines) if line[:1] not in ("", " ", "\t", "#", ")", "]", "}")] or [0]
+    cut = starts[int(where * (len(starts) - 1))]
+    check_program("\n".join(lines[:cut]) + "\n" + SHAPES[shape](min(n, 300 if "nested" in shape else n)) + "\n".join(lines[cut:]))

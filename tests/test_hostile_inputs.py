@@ -94,7 +94,7 @@ def test_a_deep_statement_costs_only_itself_not_the_statements_beside_it():
     text = LEAF + "b = (x\n" + "     and x\n" * 5000 + ")\n" + "w += 1\n"
     codes, notes = codes_and_notes(text)
     assert codes == [("GG101", 5005)]
-    assert len(notes) == 1 and notes[0].startswith("an expression or statement nested or chained about 5004 levels deep")
+    assert len(notes) == 1 and notes[0].startswith("an expression or statement nested or chained about 5003 levels deep")
     assert "(lines 3-5004 not analysed)" in notes[0], notes
 
 
@@ -114,3 +114,10 @@ def test_a_huge_literal_costs_a_note_not_seconds_and_gigabytes():
     codes, notes = codes_and_notes(text)
     assert codes == [("GG101", 4)]
     assert notes == ["a block of 688,898 characters (more than 400,000) (line 3 not analysed)"]
+
+
+def test_the_deepest_indentation_python_allows_is_analysed():
+    # CPython allows 100 indentation levels; 99 nested `if`s with a chain at the bottom are still analysed.
+    body = "".join("    " * i + "if x:\n" for i in range(98)) + "    " * 98 + "w += w * 2 + 1\n"
+    codes, notes = codes_and_notes(LEAF + body)
+    assert notes == [] and codes == [("GG101", 101)]

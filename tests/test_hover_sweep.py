@@ -2,8 +2,12 @@
 
 One server session (over stdio, pytest-lsp) opens all the files at once and hovers every NAME token at its
 UTF-16 position; no hover may come back as an error. The hovers of one file are sent together (the server
-answers them in order), so the sweep costs about as much as the analysis. jedi is off: its answers are not
-what this sweeps, and they would make the run depend on torch's stubs.
+answers them in order). jedi is off: its answers are not what this sweeps, and they would make the run depend on
+torch's stubs.
+
+Cost, measured (scratch script driving this client and server; /proc CPU times): about 0.5 ms of server CPU and
+0.25 ms of client CPU per hover, most of it JSON-RPC; with 523 files (68,704 hovers) the sweep takes about 80 s of
+CPU in all, so it grows with tests/real_world.
 """
 from __future__ import annotations
 

@@ -112,3 +112,26 @@ def test_compare_catches_an_invented_node_shape_or_version():
     form = actual.replace("[64, 32]", "[...]").replace("version 1;", "version <n>;").replace("version 0", "version <m>")
     assert compare(form, actual) == []
     assert compare(form[:170], actual) == ["the text is cut"]
+
+
+# Cases the examples do not cover, each checked the same way: an alias write keeps the creating op's node, a write
+# under no_grad leaves the node unknown (torch keeps the old one), two writes leave the versions unknown, a shape
+# the code spells out is torch's shape.
+INLINE = {
+    "detach_alias_write": "x = w * 2\ny = x.sin()\nx.detach().mul_(2)\n",
+    "detach_name_write": "x = torch.sigmoid(w)\ny = x.sin()\nd = x.detach()\nd.zero_()\n",
+    "write_under_no_grad": "x = w + 2\ny = x.sin()\nwith torch.no_grad():\n    x.mul_(2)\n",
+    "two_writes": "x = w * 2\ny = x.sin()\nx.add_(1)\nx.mul_(2)\n",
+    "literal_shape": "x = torch.rand(4, 3)\ny = w * x\nx.add_(1)\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(INLINE))
+def test_predicted_error_on_small_programs(name: str):
+    text = "import torch\nw = torch.rand(4, 3, requires_grad=True)\n" + INLINE[name] + "y.sum().backward()\n"
+    (finding,) = [f for f in check_text(text, f"{name}.py").findings if f.runtime_error]
+    result = run_program(text, f"{name}.py")
+    assert compare(finding.runtime_error, result.error) == [], (finding.runtime_error, result.error)
+    expected_node = {"detach_alias_write": "Mul", "detach_name_write": "Sigmoid"}.get(name)
+    said = OUTPUT_OF.search(finding.runtime_error)
+    assert (said[2] if said else None) == expected_node

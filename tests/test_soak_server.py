@@ -51,6 +51,9 @@ PIECES = [
     "with torch.no_grad():\n    ", "def f(x):\n    ", "(", ")", "[", "]", "{", "}", "((", "]]", ":", "'", '"""',
     "#", "\t", "\t\t", "\r\n", "\n", "    ", " ", "张量", "梯度 = 0\n", "训练循环", "🚀", "🎉🔥", "👩‍👩‍👧‍👦", "𝔘", "é",
     "# noqa: GG101", "lambda: ", "else:\n", "return ", "\\", "x", "torch", "0.1",
+    # hostile shapes past the guard's limit (issue 14): each costs its block a "not analysed" note
+    "x" + " and x" * 260, "(w\n" + "  + w\n" * 240 + ")", "lambda: " * 240, "not " * 240, "x" + ".f()" * 130,
+    "a if c else " * 240, "~" * 260 + "x", "# " + "(" * 300 + "\n",
 ]
 _LINE_END = re.compile(r"\r\n|\r|\n")
 

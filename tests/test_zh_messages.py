@@ -102,3 +102,31 @@ def test_cli_text_names_the_fix_safety_once():
                          capture_output=True, text=True).stdout
     assert "= 不安全修复: 改写为 `w = w + 1`" in out
     assert "快速修复 (" not in out and "快速修复（" not in out
+
+
+def test_zh_tensor_hovers_of_every_rule_example():
+    """The version timeline of every tensor name in every rule example, in Chinese."""
+    import io
+    import tokenize
+
+    from gradguard.lsp.documents import Snapshot
+    from gradguard.lsp.hover import tensor_at, tensor_markdown
+
+    found, hovers = [], 0
+    for rule in all_rules():
+        for path in rule.examples("bad") + rule.examples("good"):
+            text = path.read_text(encoding="utf-8")
+            report = check_text(text, str(path), lang="zh")
+            snapshot = Snapshot("k", text, str(path), [])
+            for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+                if tok.type != tokenize.NAME:
+                    continue
+                line, col = tok.start[0] - 1, tok.start[1]
+                facts = tensor_at(report.facts, line, col)
+                if facts is None:
+                    continue
+                hovers += 1
+                markdown = tensor_markdown(facts, snapshot, "zh", report.facts, (line, col))
+                found += [f"{path.parent.name}/{path.name}:{line + 1} {p}" for p in problems(markdown)]
+    assert hovers > 500
+    assert found == []

@@ -44,7 +44,8 @@ export class StatusItem implements vscode.Disposable {
       parts.push(state);
     }
     if (launch) {
-      parts.push(state === 'running' && serverVersion ? `gradguard ${serverVersion}: ${launch.description}` : launch.description);
+      const reports = state === 'running' && serverVersion && serverVersion !== launch.gradguardVersion ? ` (the server reports ${serverVersion})` : '';
+      parts.push(launch.description + reports);
     }
     if (state === 'running') {
       parts.push(this.describeLastAnalysis());

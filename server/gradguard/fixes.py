@@ -369,6 +369,8 @@ def detach_carry(ctx, problem) -> tuple[Edit, str] | None:
     if order is None:
         return None
     before, after_loads, after_stores, continue_after = order
+    if carry.name in after_stores:
+        return None  # re-bound again later in the iteration (on some path): no single place carries it
     # Every name this statement binds that the next iteration reads before re-binding it, and that holds a
     # tensor with a graph: detaching all of them at once makes the fix converge in one pass.
     carried = []
@@ -399,7 +401,7 @@ def detach_carry(ctx, problem) -> tuple[Edit, str] | None:
         return _insert_after(ctx, stmt, problem.top, indent, carried)
     # The rest of this iteration reads the re-bound name (the loss is computed from it): detach it at the end
     # of the loop body, the point where it passes into the next iteration.
-    if stmt not in body.body or continue_after:
+    if not any(s is stmt for s in body.body) or continue_after:
         return None
     return _insert_after(ctx, body.body[-1], problem.top, indent, carried)
 

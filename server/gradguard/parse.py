@@ -147,7 +147,7 @@ def block_shape(text: str) -> BlockShape:
     deepest_brackets = 0
     indents = [0]
     elif_runs: dict[int, int] = {}
-    base = 2  # indentation and elif nesting of the current logical line
+    base = 1  # indentation and elif nesting of the current logical line
     prev_string = False  # the previous token was a string: another one now is an implicit concatenation
     line_start = True
     pos = 0
@@ -169,7 +169,7 @@ def block_shape(text: str) -> BlockShape:
                 elif_runs[width] = elif_runs.get(width, 0) + 1
             elif keyword is None:
                 elif_runs.pop(width, None)
-            base = 2 * len(indents) + sum(elif_runs.values())
+            base = len(indents) + sum(elif_runs.values())  # CPython allows 100 levels
             if base > deepest:
                 deepest = base
         if kind == "nl":

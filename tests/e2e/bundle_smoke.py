@@ -113,8 +113,12 @@ def diagnostics_for(uri):
 
 def check_python(python, launcher, manifest, ws, env, failures):
     tag = os.path.basename(python)
-    probe = json.loads(subprocess.run([python, launcher, "--probe"], cwd=ws, env=env, capture_output=True,
-                                      text=True, timeout=60).stdout)
+    done = subprocess.run([python, launcher, "--probe"], cwd=ws, env=env, capture_output=True, text=True, timeout=60)
+    try:
+        probe = json.loads(done.stdout)
+    except ValueError:
+        failures.append(f"{python}: --probe printed {done.stdout!r}, {done.stderr[-400:]!r}")
+        return None
     version = ".".join(probe["python"].split(".")[:2])
     ok = probe["bundledSupported"] and version in manifest["pythons"] and probe["environmentVersion"] is None
     print(f"[{version}] probe: {probe}")

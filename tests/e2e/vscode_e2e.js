@@ -6,17 +6,18 @@
 // Environment:
 //   CODE_SERVER  code-server launcher (required)
 //   VSIX         the extension package to install (required)
-//   PYTHON       interpreter with gradguard installed, written into gradguard.interpreter (required)
+//   PYTHON       interpreter WITHOUT gradguard (a fresh venv), written into gradguard.interpreter: the squiggles
+//                come from the server bundled in the .vsix (required)
+//   ENV_PYTHON   interpreter WITH gradguard installed, for the importStrategy fromEnvironment step (required)
 //   WORK         scratch folder, wiped first (default: tests/e2e/artifacts/vscode-work)
 //   SHOTS        screenshot folder (default: tests/e2e/artifacts)
 //   README_SHOT  where to copy the hover screenshot for the README (optional)
 //   PORT         port on 127.0.0.1 (default: a free one)
 //   CHROMIUM     browser binary (default /usr/bin/chromium)
-//   BARE_PYTHON  an interpreter without gradguard (default /usr/bin/python3)
 // Prints one `RESULT {json}` line; the exit code is 0 only when every assertion held.
 'use strict';
 const { chromium } = require('playwright-core');
-const { spawn, execFileSync } = require('child_process');
+const { spawn, spawnSync, execFileSync } = require('child_process');
 const fs = require('fs');
 const path = require('path');
 const http = require('http');
@@ -31,8 +32,7 @@ const SHOTS = path.resolve(process.env.SHOTS || path.join(HERE, 'artifacts'));
 const README_SHOT = process.env.README_SHOT ? path.resolve(process.env.README_SHOT) : '';
 let PORT = Number(process.env.PORT || 0); // 0: pick a free port
 const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
-// An interpreter without gradguard, for the "not installed" notification.
-const BARE_PYTHON = process.env.BARE_PYTHON || '/usr/bin/python3';
+const ENV_PYTHON = process.env.ENV_PYTHON;
 
 // On a busy 2-core machine the extension host starts 10-20 s after the page; be generous.
 const LONG = 90000;
@@ -92,7 +92,8 @@ function readTrace(file) {
 }
 
 async function main() {
-  if (!CODE_SERVER || !VSIX || !PYTHON) throw new Error('set CODE_SERVER, VSIX and PYTHON');
+  if (!CODE_SERVER || !VSIX || !PYTHON || !ENV_PYTHON) throw new Error('set CODE_SERVER, VSIX, PYTHON and ENV_PYTHON');
+  check(spawnSync(PYTHON, ['-c', 'import gradguard'], { cwd: '/' }).status !== 0, `${PYTHON} has no gradguard (the bundled server must do the work)`);
   fs.rmSync(WORK, { recursive: true, force: true });
   const ud = path.join(WORK, 'user-data');
   const exts = path.join(WORK, 'extensions');
@@ -109,6 +110,17 @@ async function main() {
   for (const f of fs.readdirSync(path.join(HERE, 'fixtures'))) {
     fs.copyFileSync(path.join(HERE, 'fixtures', f), path.join(ws, f));
   }
+  // Like a cloned repository that ships its own `gradguard/` package at the root: importing it writes a marker.
+  // Nothing the extension starts (server, explain, rule docs, probes) may import it.
+  const marker = path.join(WORK, 'hostile-marker.txt');
+  fs.mkdirSync(path.join(ws, 'gradguard'));
+  const payload = `open(${JSON.stringify(marker)}, 'a').write('workspace gradguard/ imported\\n')\n`;
+  fs.writeFileSync(path.join(ws, 'gradguard', '__init__.py'), payload);
+  fs.writeFileSync(path.join(ws, 'gradguard', '__main__.py'), payload);
+  // Positive control: `python -m gradguard` started in the workspace does import it.
+  spawnSync(ENV_PYTHON, ['-m', 'gradguard', '--version'], { cwd: ws });
+  check(fs.existsSync(marker), 'control: `python -m gradguard` in the workspace imports its gradguard/ package');
+  fs.rmSync(marker);
   // Nothing may land in the real $HOME: code-server writes ~/.config/code-server/config.yaml and a
   // device id, Chromium writes ~/.config/chromium. The trace variable reaches the extension host.
   const env = Object.assign({}, process.env, {
@@ -201,6 +213,13 @@ async function main() {
     timings.serverStartToFirstDiagnosticsMs = firstDiag ? firstDiag.t - starting.t : null;
     timings.serverStartToFirstSquiggleMs = T0 + timings.firstSquiggle - starting.t;
     log(`server start -> first squiggle: ${timings.serverStartToFirstSquiggleMs} ms`);
+    log(`server started as: ${starting.description} (${starting.python} ${starting.args.join(' ')})`);
+    check(starting.kind === 'bundled' && starting.python === PYTHON, `the bundled server ran with the gradguard-less ${PYTHON}`);
+    check(starting.args.includes('-P') && starting.args.some((a) => a.endsWith(path.join('bundled', 'tool', 'launch.py'))),
+      'the server was started with -P through the bundled launcher');
+    check(ready.serverVersion === '0.1.0' || ready.serverVersion === JSON.parse(fs.readFileSync(path.join(HERE, '..', '..', 'client-vscode', 'package.json'))).version,
+      `the server reported its version at initialize (${ready.serverVersion})`);
+    mark('bundledServerSquiggle');
 
     const problems1 = await problemsFor(page, 'leaf_inplace.py');
     log(`problems in leaf_inplace.py: ${JSON.stringify(problems1)}`);
@@ -310,7 +329,7 @@ async function main() {
       return hover.innerText();
     });
     log(`language status: ${JSON.stringify(statusText)}`);
-    check(statusText.includes(PYTHON), 'the language status names the interpreter');
+    check(statusText.includes(PYTHON) && /bundled gradguard/.test(statusText), 'the language status names the bundled server and the interpreter');
     await shot('10-language-status');
     await page.keyboard.press('Escape');
 
@@ -326,22 +345,79 @@ async function main() {
     mark('tracebackExplained');
     await shot('11-explain-traceback');
 
-    // ---- an interpreter without gradguard: one notification with the install command ---------------
+    // ---- importStrategy fromEnvironment, with an environment that has gradguard: that one runs -----
     // A workspace setting (the file watcher on the workspace picks it up; the workspace is trusted).
     fs.mkdirSync(path.join(ws, '.vscode'), { recursive: true });
-    fs.writeFileSync(path.join(ws, '.vscode', 'settings.json'), JSON.stringify({ 'gradguard.interpreter': BARE_PYTHON }, null, 2));
-    const toast = page.locator('.notification-toast', { hasText: `${BARE_PYTHON} -m pip install gradguard` }).first();
+    const startsBefore = readTrace(traceFile).filter((e) => e.event === 'serverStarting').length;
+    fs.writeFileSync(path.join(ws, '.vscode', 'settings.json'),
+      JSON.stringify({ 'gradguard.importStrategy': 'fromEnvironment', 'gradguard.interpreter': ENV_PYTHON }, null, 2));
+    const envStart = await waitFor(() => readTrace(traceFile).filter((e) => e.event === 'serverStarting')[startsBefore],
+      LONG, 'the server restarted for importStrategy fromEnvironment');
+    log(`server started as: ${envStart.description} (${envStart.python} ${envStart.args.join(' ')})`);
+    check(envStart.kind === 'environment' && envStart.python === ENV_PYTHON, "fromEnvironment ran the environment's gradguard");
+    check(envStart.args.join(' ').startsWith('-P -m gradguard server'), 'the environment server was started as -P -m gradguard server');
+    await waitFor(() => readTrace(traceFile).slice(startsBefore).find((e) => e.event === 'firstDiagnostics'), LONG,
+      "diagnostics from the environment's server");
+    // The traceback and its explanation are in front: back to program 3.
+    const editor3env = await openFile(page, 'rnn_retain_graph.py', 'h_cur = h_next');
+    await squiggleOnLine(editor3env, ['opt.step()', 'h_cur = h_next'], LONG);
+    const logText = await waitFor(() => {
+      const text = extensionLog(ud);
+      return /Server: the environment's gradguard/.test(text) ? text : null;
+    }, MEDIUM, "the gradguard log naming the environment's server");
+    log(`log: ${JSON.stringify(logText.split('\n').filter((l) => /Server/.test(l)).slice(-2))}`);
+    mark('fromEnvironmentUsed');
+    await shot('12-from-environment');
+
+    // ---- fromEnvironment, but the environment lacks gradguard: the bundled one runs, one notice -------
+    await runCommand(page, 'Notifications: Clear All Notifications');
+    fs.writeFileSync(path.join(ws, '.vscode', 'settings.json'),
+      JSON.stringify({ 'gradguard.importStrategy': 'fromEnvironment', 'gradguard.interpreter': PYTHON }, null, 2));
+    const toast = page.locator('.notification-toast', { hasText: 'runs instead' }).first();
     await toast.waitFor({ state: 'visible', timeout: LONG });
+    const toastText = await toast.innerText();
+    log(`fallback notification: ${JSON.stringify(toastText)}`);
+    check(toastText.includes(`${PYTHON} -m pip install `) && /gradguard-[\d.]+-py3-none-any\.whl/.test(toastText),
+      'the notification gives the install command for the wheel inside the extension (no package index)');
+    const wheel = (toastText.match(/(\S+gradguard-[\d.]+-py3-none-any\.whl)/) || [])[1];
+    check(wheel && fs.existsSync(wheel), `the wheel the install command names exists (${wheel})`);
     check(await toast.locator('a.monaco-button, .monaco-button', { hasText: 'Install in Terminal' }).count() === 1,
       'the notification offers to install in a terminal');
+    const fallbackStart = readTrace(traceFile).filter((e) => e.event === 'serverStarting').pop();
+    check(fallbackStart.kind === 'bundled' && fallbackStart.python === PYTHON, 'without gradguard in the environment, the bundled server runs');
+    await squiggleOnLine(editor3env, ['opt.step()', 'h_cur = h_next'], LONG);
     await sleep(3000);
     check(await page.locator('.notification-toast', { hasText: 'gradguard' }).count() === 1, 'exactly one gradguard notification');
-    mark('notInstalledNotified');
-    await shot('12-not-installed');
+    mark('notInstalledFallsBackToBundled');
+    await shot('13-not-installed-fallback');
+
+    // ---- gradguard.path: a pipx-style executable whose version differs: one notice, with the way out -----
+    const older = path.join(WORK, 'older-gradguard');
+    fs.writeFileSync(older, `#!${ENV_PYTHON}\n# gradguard, reporting version 0.0.1\nimport sys, importlib.metadata as m\n` +
+      `_version = m.version\nm.version = lambda name: '0.0.1' if name == 'gradguard' else _version(name)\n` +
+      `from gradguard.cli import entry\nsys.exit(entry())\n`);
+    fs.chmodSync(older, 0o755);
+    await runCommand(page, 'Notifications: Clear All Notifications');
+    const startsBeforePath = readTrace(traceFile).filter((e) => e.event === 'serverStarting').length;
+    fs.writeFileSync(path.join(ws, '.vscode', 'settings.json'), JSON.stringify({ 'gradguard.path': older }, null, 2));
+    const mismatch = page.locator('.notification-toast', { hasText: 'version 0.0.1' }).first();
+    await mismatch.waitFor({ state: 'visible', timeout: LONG });
+    log(`version notification: ${JSON.stringify(await mismatch.innerText())}`);
+    const pathStart = readTrace(traceFile).filter((e) => e.event === 'serverStarting')[startsBeforePath];
+    check(pathStart && pathStart.kind === 'path' && pathStart.python === older, 'gradguard.path ran that executable');
+    await sleep(700); // the toast slides in
+    await shot('14-version-mismatch');
+    await mismatch.locator('.monaco-button', { hasText: 'Use Bundled Server' }).click();
+    const backStart = await waitFor(() => readTrace(traceFile).filter((e) => e.event === 'serverStarting')[startsBeforePath + 1],
+      LONG, 'a restart after "Use Bundled Server"');
+    check(backStart.kind === 'bundled', '"Use Bundled Server" switched back to the bundled server');
+    check(!('gradguard.path' in JSON.parse(fs.readFileSync(path.join(ws, '.vscode', 'settings.json'), 'utf8'))),
+      '"Use Bundled Server" removed gradguard.path from the workspace settings');
+    mark('versionMismatchShownWithWayOut');
 
     // ---- a server that exits at once: one notification, no restart loop ----------------------------
     const crashing = path.join(WORK, 'crashing-python');
-    fs.writeFileSync(crashing, `#!/bin/sh\n[ "$1 $2 $3" = "-m gradguard server" ] && { echo "server crashed on purpose" >&2; exit 3; }\nexec '${PYTHON}' "$@"\n`);
+    fs.writeFileSync(crashing, `#!/bin/sh\nfor a in "$@"; do [ "$a" = server ] && { echo "server crashed on purpose" >&2; exit 3; }; done\nexec '${PYTHON}' "$@"\n`);
     fs.chmodSync(crashing, 0o755);
     await runCommand(page, 'Notifications: Clear All Notifications');
     fs.writeFileSync(path.join(ws, '.vscode', 'settings.json'), JSON.stringify({ 'gradguard.interpreter': crashing }, null, 2));
@@ -353,7 +429,11 @@ async function main() {
     const starts = readTrace(traceFile).filter((e) => e.event === 'serverStarting' && e.python === crashing).length;
     check(starts === 1, `the crashing server was started once, not in a loop (started ${starts} times)`);
     mark('crashReportedOnce');
-    await shot('13-server-crashed');
+    await shot('15-server-crashed');
+
+    // ---- untrusted-repository check: nothing imported the workspace's gradguard/ ---------------------
+    check(!fs.existsSync(marker), `no process imported the workspace's gradguard/ (${fs.existsSync(marker) ? fs.readFileSync(marker, 'utf8') : ''})`);
+    mark('noWorkspaceCodeRan');
 
     console.log('RESULT ' + JSON.stringify({ ok: true, timings }));
   } finally {
@@ -386,6 +466,20 @@ async function frameText(page, pattern) {
     if (pattern.test(text)) return text;
   }
   return null;
+}
+
+/** The gradguard output channel's log file(s) under code-server's logs folder. */
+function extensionLog(userData) {
+  const found = [];
+  const walk = (dir) => {
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+      const p = path.join(dir, entry.name);
+      if (entry.isDirectory()) walk(p);
+      else if (entry.name === 'gradguard.log' || /-gradguard\.log$/.test(entry.name)) found.push(p);
+    }
+  };
+  walk(path.join(userData, 'logs'));
+  return found.map((f) => fs.readFileSync(f, 'utf8')).join('\n');
 }
 
 function explorerRow(page, name) {

@@ -32,6 +32,7 @@ Exit status: 0 when a known error was explained, 1 when none was recognised, 2 o
 from __future__ import annotations
 
 import argparse
+import bisect
 import json
 import os
 import re
@@ -39,9 +40,18 @@ import sys
 import sysconfig
 from dataclasses import asdict, dataclass, field
 
-from . import catalog
+from . import catalog, files
 
 _FRAME = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+)(?:, in (?P<func>.+))?$')
+# IPython 8+: `Cell In[3], line 5` (a cell) and `File ~/lib/.../torch/_tensor.py:626, in Tensor.backward(...)`
+_IPY_CELL = re.compile(r"^\s*Cell (?P<file>In\s?\[\d{1,9}\]), line (?P<line>\d{1,9})")
+_IPY_FILE = re.compile(r"^\s*File (?P<file>[^\s:][^:]{0,4000}):(?P<line>\d{1,9})(?:, in (?P<func>\w{1,200}))?")
+# IPython 7: `<ipython-input-3-5a0c...> in <module>` then the failing line as `----> 5 y.sum().backward()`
+_IPY_INPUT = re.compile(r"^\s*(?P<file><ipython-input-\d{1,9}-[0-9a-f]{1,64}>) in (?P<func>\S{1,200})")
+_IPY_ARROW = re.compile(r"^-{1,8}> ?(?P<line>\d{1,9}) ?(?P<code>.*)$")
+_ANSI = re.compile(r"\x1b\[[0-9;]{0,20}m")
+_MAX_LINE = 8192  # lines longer than this are never a frame or a tracer line: skip them (keeps every regex linear)
+_MAX_ERRORS = 50
 _ANOMALY = re.compile(r"Error detected in (?P<node>\w+)\. Traceback of forward call that caused the error:")
 _TRACE_EN = re.compile(
     r"saved for (?P<node>\S+) at (?P<sfile>.+?):(?P<sline>\d+) \(version (?P<saved>\d+)\) was modified in place "
@@ -75,6 +85,8 @@ L = {
         "raised_line": "where the error was raised",
         "next_trace": "run the program under `gradguard trace` to name the exact line that saved the tensor and the "
                       "line that wrote it",
+        "next_notebook": "in the notebook, run `%load_ext gradguard` in a cell, then re-run the failing cells: the "
+                         "tracer names the line that saved the tensor and the line that wrote it (cell-relative lines)",
         "unknown": "gradguard explain: no known autograd error found in the input",
         "static_missing": "(static engine not available: candidate lines from the static rules are not listed)",
     },
@@ -93,6 +105,8 @@ L = {
         "anomaly_line": "反向计算失败的前向操作（{node}）：这是张量被保存的位置，而不是被写入的位置",
         "raised_line": "错误抛出的位置",
         "next_trace": "用 `gradguard trace` 运行程序，找出保存张量的那一行和写入它的那一行",
+        "next_notebook": "在 notebook 中先在一个单元格里运行 `%load_ext gradguard`，再重新运行出错的单元格："
+                         "追踪器会指出保存张量的那一行和写入它的那一行（行号相对于单元格）",
         "unknown": "gradguard explain：输入中没有找到已知的 autograd 错误",
         "static_missing": "（静态引擎不可用：未列出静态规则找到的候选行）",
     },
@@ -105,6 +119,7 @@ class Frame:
     line: int
     func: str
     code: str
+    pos: int = 0  # offset of the frame's line in the text
 
 
 @dataclass
@@ -131,6 +146,7 @@ class Explanation:
     causes: list = field(default_factory=list)
     candidates: list = field(default_factory=list)
     static_available: bool = True
+    notebook: bool = False  # the traceback comes from IPython / Jupyter
 
 
 # ---------------------------------------------------------------------------------------------
@@ -138,14 +154,53 @@ class Explanation:
 
 
 def parse_frames(text: str) -> list[Frame]:
-    lines = text.splitlines()
+    """Python's `File "x.py", line 3, in f` frames, and IPython's (`Cell In[3], line 5`,
+    `<ipython-input-3-...> in <module>`, `File ~/x.py:3, in f`), with their offsets in `text`."""
     frames = []
-    for i, line in enumerate(lines):
+    lines = text.split("\n")
+    pos = 0
+    pending: Frame | None = None  # an IPython 7 frame waiting for its `---->` line
+    for i, raw in enumerate(lines):
+        start, pos = pos, pos + len(raw) + 1
+        if len(raw) > _MAX_LINE:
+            continue
+        line = _ANSI.sub("", raw) if "\x1b" in raw else raw
+        if pending is not None:
+            arrow = _IPY_ARROW.match(line)
+            if arrow:
+                pending.line, pending.code = int(arrow.group("line")), arrow.group("code").strip()
+                frames.append(pending)
+                pending = None
+                continue
         m = _FRAME.match(line)
         if m:
-            code = lines[i + 1].strip() if i + 1 < len(lines) and not _FRAME.match(lines[i + 1]) else ""
-            frames.append(Frame(m.group("file"), int(m.group("line")), (m.group("func") or "").strip(), code))
+            nxt = lines[i + 1] if i + 1 < len(lines) and len(lines[i + 1]) <= _MAX_LINE else ""
+            code = nxt.strip() if nxt and not _FRAME.match(nxt) else ""
+            frames.append(Frame(m.group("file"), int(m.group("line")), (m.group("func") or "").strip(), code, start))
+            continue
+        m = _IPY_CELL.match(line) or _IPY_FILE.match(line)
+        if m:
+            code = ""
+            for follow in lines[i + 1:i + 40]:  # the context block: `----> 5 code`
+                follow = _ANSI.sub("", follow[:_MAX_LINE])
+                arrow = _IPY_ARROW.match(follow)
+                if arrow:
+                    code = arrow.group("code").strip()
+                    break
+                if not follow.strip():
+                    break
+            func = m.groupdict().get("func") or ""
+            file = m.group("file").replace(" ", "") if m.re is _IPY_CELL else m.group("file")
+            frames.append(Frame(file, int(m.group("line")), func, code, start))
+            continue
+        m = _IPY_INPUT.match(line)
+        if m:
+            pending = Frame(m.group("file"), 0, m.group("func"), "", start)
     return frames
+
+
+def is_notebook_frame(path: str) -> bool:
+    return path.startswith("<ipython-input-") or path.startswith("In[")
 
 
 _LIB_PREFIXES = tuple(
@@ -153,6 +208,8 @@ _LIB_PREFIXES = tuple(
 
 
 def is_user_file(path: str) -> bool:
+    if is_notebook_frame(path):
+        return True
     if path.startswith("<") or "site-packages" in path or "dist-packages" in path:
         return False
     if re.search(r"[/\\]lib[/\\]python\d[\d.]*[/\\]", path) or re.search(r"[/\\]Lib[/\\]", path):
@@ -195,22 +252,28 @@ def _tensor(m: re.Match) -> dict | None:
 # Explaining
 
 
-def explain(text: str, lang: str = "en", run_static: bool = True) -> list[Explanation]:
-    """Explain every known autograd error in `text` (the most relevant, the last one, comes last)."""
+def explain(text: str, lang: str = "en", run_static: bool = True, roots: list[str] | None = None) -> list[Explanation]:
+    """Explain every known autograd error in `text` (the most relevant, the last one, comes last).
+
+    Files the text names are opened (for source lines and the static engine) only if they are regular
+    files of at most 2 MB inside `roots` (default: the current directory), never devices, FIFOs or
+    symlinks leading out: pasted text is untrusted."""
+    roots = [os.getcwd()] if roots is None else list(roots)
     lang = lang if lang in L else "en"
     frames = parse_frames(text)
     user_frames = [f for f in frames if is_user_file(f.file)]
-    static = _static_candidates(user_frames, lang) if run_static else None
+    static = _static_candidates(user_frames, lang, roots) if run_static else None
+    shared = _text_candidates(text, lang, roots)  # once per text, not once per error
     results = []
-    for kind, m in find_errors(text):
-        results.append(_explain_one(kind, m, text, frames, user_frames, static, lang))
+    for kind, m in find_errors(text)[-_MAX_ERRORS:]:
+        results.append(_explain_one(kind, m, text, frames, user_frames, static, lang, shared))
     return results
 
 
-def _explain_one(kind, m, text, frames, user_frames, static, lang) -> Explanation:
+def _explain_one(kind, m, text, frames, user_frames, static, lang, shared) -> Explanation:
     ex = Explanation(kind=kind.id, title=kind.title[lang], message=m.group(0), meaning=kind.meaning[lang],
                      fix=kind.fix[lang])
-    raised = _raised_at(frames, user_frames, m, text)
+    raised = _raised_at(user_frames, m)
     if raised is not None:
         ex.raised_at = {"file": raised.file, "line": raised.line, "code": raised.code}
     groups = m.re.groupindex
@@ -237,7 +300,8 @@ def _explain_one(kind, m, text, frames, user_frames, static, lang) -> Explanatio
                         "text": op_text}
     elif kind.id == "backward-twice":
         ex.causes = [{"id": "carried-state", "text": _carried_cause(lang)}]
-    ex.candidates = _candidates(ex, text, raised, static, lang)
+    ex.candidates = _candidates(shared, raised, static, lang)
+    ex.notebook = any(is_notebook_frame(f.file) for f in user_frames)
     ex.static_available = static is not None and static is not _NO_ENGINE
     return ex
 
@@ -249,10 +313,13 @@ def _carried_cause(lang: str) -> str:
             "跨循环迭代传递的状态没有分离（`detach()`）（隐状态、张量累加和等），新的损失会经过上一轮已释放的计算图")
 
 
-def _raised_at(frames, user_frames, m, text) -> Frame | None:
-    """The last user frame printed before this error's message."""
-    before = [f for f in user_frames if text.find(f'File "{f.file}", line {f.line}') < m.start()]
-    return before[-1] if before else (user_frames[-1] if user_frames else None)
+def _raised_at(user_frames, m) -> Frame | None:
+    """The last user frame printed before this error's message (frames are in text order: a bisection
+    on their offsets, not a search of the text per frame)."""
+    index = bisect.bisect_left([f.pos for f in user_frames], m.start())
+    if index:
+        return user_frames[index - 1]
+    return user_frames[-1] if user_frames else None
 
 
 def _rank_causes(ex: Explanation, text: str, user_frames: list[Frame], lang: str) -> list[dict]:
@@ -299,56 +366,72 @@ def _rank_causes(ex: Explanation, text: str, user_frames: list[Frame], lang: str
 
 
 _NO_ENGINE = object()
+_TRACED_KINDS = {"saved-tensor-modified", "backward-twice", "multi-output-view-base"}
 
 
-def _static_candidates(user_frames: list[Frame], lang: str = "en"):
+def _static_candidates(user_frames: list[Frame], lang: str, roots: list[str]):
     """{file: [Candidate]} from the static engine, or _NO_ENGINE when it is not installed yet."""
     try:
-        from gradguard.engine import check_file  # lazily: the engine may not exist in this checkout
+        from gradguard.engine import check_text  # lazily: the engine may not exist in this checkout
     except Exception:
         return _NO_ENGINE
     results: dict[str, list[Candidate]] = {}
-    for path in dict.fromkeys(f.file for f in user_frames):
-        if not os.path.isfile(path):
+    for path in list(dict.fromkeys(f.file for f in user_frames if not is_notebook_frame(f.file)))[:20]:
+        source = files.read_source(path, roots)
+        if source is None:
             continue
         try:
-            try:
-                report = check_file(path, lang=lang)
-            except TypeError:
-                report = check_file(path)
+            report = check_text(source, path, lang=lang)
         except Exception:
             continue
+        lines = source.splitlines()
         found = []
         for finding in getattr(report, "findings", []):
             line = finding.span.start_line + 1
             found.append(Candidate(path, line, "static", getattr(finding, "code", ""),
-                                   getattr(finding, "message", ""), _line(path, line)))
+                                   getattr(finding, "message", ""),
+                                   lines[line - 1].strip() if 0 < line <= len(lines) else ""))
         results[path] = found
     return results
 
 
-def _line(path: str, line: int) -> str:
-    try:
-        with open(path, encoding="utf-8", errors="replace") as fh:
-            for number, text in enumerate(fh, start=1):
-                if number == line:
-                    return text.strip()
-    except OSError:
-        pass
-    return ""
+class _Lines:
+    """Source lines of the files the text names, each read at most once, only if files.read_source allows."""
+
+    def __init__(self, roots: list[str]):
+        self.roots = roots
+        self.cache: dict[str, list[str]] = {}
+
+    def __call__(self, path: str, line: int) -> str:
+        if path not in self.cache:
+            if len(self.cache) >= 50:
+                return ""
+            source = None if is_notebook_frame(path) else files.read_source(path, self.roots)
+            self.cache[path] = source.splitlines() if source is not None else []
+        lines = self.cache[path]
+        return lines[line - 1].strip() if 0 < line <= len(lines) else ""
 
 
-def _candidates(ex: Explanation, text: str, raised: Frame | None, static, lang: str) -> list[dict]:
+def _text_candidates(text: str, lang: str, roots: list[str]) -> list[Candidate]:
+    """Lines named by gradguard trace's output and by anomaly mode's forward traceback. The tracer's
+    lines are matched line by line, on lines of bounded length that hold the literal anchor, so the
+    lazy `.+?` groups never scan a long line from many starts."""
     lx = L[lang]
+    line_of = _Lines(roots)
     out: list[Candidate] = []
-    for pattern in (_TRACE_EN, _TRACE_ZH, _TRACE_SILENT):
-        for m in pattern.finditer(text):
-            g = m.groupdict()
-            out.append(Candidate(g["wfile"], int(g["wline"]), "trace", "",
-                                 lx["trace_write"].format(op=g["op"]), _line(g["wfile"], int(g["wline"]))))
-            out.append(Candidate(g["sfile"], int(g["sline"]), "trace", "",
-                                 lx["trace_save"].format(node=g["node"], saved=g.get("saved") or "?"),
-                                 _line(g["sfile"], int(g["sline"]))))
+    for raw in text.split("\n"):
+        if len(raw) > _MAX_LINE or not ("saved for" in raw or "保存的" in raw):
+            continue
+        for pattern in (_TRACE_EN, _TRACE_ZH, _TRACE_SILENT):
+            for m in pattern.finditer(raw):
+                g = m.groupdict()
+                out.append(Candidate(g["wfile"], int(g["wline"]), "trace", "",
+                                     lx["trace_write"].format(op=g["op"]), line_of(g["wfile"], int(g["wline"]))))
+                out.append(Candidate(g["sfile"], int(g["sline"]), "trace", "",
+                                     lx["trace_save"].format(node=g["node"], saved=g.get("saved") or "?"),
+                                     line_of(g["sfile"], int(g["sline"]))))
+            if len(out) > 200:
+                break
     anomaly = _ANOMALY.search(text)
     if anomaly:
         tail = parse_frames(text[anomaly.end():].split("Traceback (most recent call last)")[0])
@@ -357,11 +440,16 @@ def _candidates(ex: Explanation, text: str, raised: Frame | None, static, lang: 
             f = forward[-1]
             out.append(Candidate(f.file, f.line, "anomaly", "", lx["anomaly_line"].format(node=anomaly.group("node")),
                                  f.code))
+    return out
+
+
+def _candidates(shared: list[Candidate], raised: Frame | None, static, lang: str) -> list[dict]:
+    out: list[Candidate] = list(shared)
     if isinstance(static, dict):
         for found in static.values():
             out.extend(found)
     if raised is not None:
-        out.append(Candidate(raised.file, raised.line, "traceback", "", lx["raised_line"], raised.code))
+        out.append(Candidate(raised.file, raised.line, "traceback", "", L[lang]["raised_line"], raised.code))
     unique, seen = [], set()
     for c in out:
         key = (c.file, c.line, c.source, c.code, c.message)
@@ -413,8 +501,8 @@ def render_text(explanations: list[Explanation], lang: str = "en") -> str:
         if not ex.static_available:
             rows.append("  " + lx["static_missing"])
         rows.append(_row(lx["fix"], ex.fix))
-        if ex.kind == "saved-tensor-modified" and not any(c["source"] == "trace" for c in ex.candidates):
-            rows.append(_row(lx["next"], lx["next_trace"]))
+        if ex.kind in _TRACED_KINDS and not any(c["source"] == "trace" for c in ex.candidates):
+            rows.append(_row(lx["next"], lx["next_notebook" if ex.notebook else "next_trace"]))
         blocks.append("\n".join(rows))
     return "\n\n".join(blocks)
 
@@ -439,6 +527,7 @@ def to_json(explanations: list[Explanation]) -> dict:
     for ex in explanations:
         d = asdict(ex)
         d.pop("static_available")
+        d.pop("notebook")
         errors.append(d)
     return {"version": 1, "errors": errors}
 

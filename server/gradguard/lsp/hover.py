@@ -8,7 +8,7 @@ import weakref
 import libcst as cst
 
 from ..findings import Finding
-from ..i18n import zh_spacing
+from ..i18n import created_by, zh_spacing
 from ..rules._common import is_form
 from .documents import Snapshot
 from .explanations import topic_for
@@ -92,7 +92,7 @@ _T = {
         "v_repeats": " (repeats in the loop)",
         "v_stale": "{line}: `backward()` reads what `{op}` saved and expects version {then}, but {wline} already made it {now}: it raises",
         "v_read": "{line}: `backward()` reads what `{op}` saved at version {then}, as expected",
-        "v_pending": "a later `backward()` reads what `{op}` saved and expects version {then}",
+        "v_pending": "a `backward()` through this graph would read what `{op}` saved and expect version {then}",
         "alias_detach": "`{name}` is `{base}.detach()`: same storage and the same version counter as `{base}`, so an in-place write on either bumps the version that `{base}`'s saves check.",
         "alias_view": "`{name}` is a view of `{base}`: same storage and version counter.",
         "alias_data": "`{name}` is `{base}.data`: same storage but its own version counter, so in-place writes on `{name}` change what backward reads without torch noticing.",
@@ -129,7 +129,7 @@ _T = {
         "v_repeats": "（在循环中重复）",
         "v_stale": "{line}：`backward()` 读取 `{op}` 保存的张量，期望版本 {then}，但{wline}已把它变为 {now}：报错",
         "v_read": "{line}：`backward()` 读取 `{op}` 保存的张量，版本 {then} 与期望一致",
-        "v_pending": "之后的 `backward()` 会读取 `{op}` 保存的张量，期望版本 {then}",
+        "v_pending": "经过这张计算图的 `backward()` 会读取 `{op}` 保存的张量，并期望版本 {then}",
         "alias_detach": "`{name}` 是 `{base}.detach()`：与 `{base}` 共享存储和版本计数器，原地修改任一个都会增加 `{base}` 的已保存张量所检查的版本。",
         "alias_view": "`{name}` 是 `{base}` 的视图（view）：共享存储和版本计数器。",
         "alias_data": "`{name}` 是 `{base}.data`：共享存储，但有自己的版本计数器，所以对 `{name}` 的原地修改会改变反向传播读取的值，而 torch 不会察觉。",
@@ -195,13 +195,14 @@ def tensor_markdown(facts, snapshot: Snapshot, lang: str, analysis=None, positio
     if facts.requires_grad is None:
         head.append(t["rg_unknown"])
     else:
-        head.append(f"requires_grad={facts.requires_grad}")
+        head.append(f"`requires_grad={facts.requires_grad}`")
     lines = [f"**`{facts.name}`** — " + " · ".join(head), ""]
     if facts.created is not None:
         item = t["created"].format(where=where(facts.created))
         if facts.created_by:
-            by = facts.created_by
-            item += t["created_by"].format(by=safe_inline(by) if by.startswith("`") or " " in by else code_span(by))
+            raw = facts.created_by
+            by = created_by(raw, lang)  # labels in `lang`, code the analysis left bare in a code span
+            item += t["created_by"].format(by=code_span(raw) if by == f"`{raw}`" else safe_inline(by))
         lines.append(f"- {item}")
     value = _value_at(analysis, *position) if analysis is not None and position is not None else None
     timeline = version_timeline(value, facts.name, analysis, where, lang) if value is not None else None

@@ -369,11 +369,14 @@ class GradguardServer(LanguageServer):
     def trace_diagnostics(self, snap: Snapshot) -> list[types.Diagnostic]:
         """`gradguard trace` results for this file, for the lines still as the trace saw them."""
         codec = self.workspace.position_codec
-        return self.trace.diagnostics(snap.path, snap.text.split("\n"), lambda text, col: codec.client_num_units(text[:col]))
+        return self.trace.diagnostics(snap.path, snap.text.split("\n"), lambda text, col: codec.client_num_units(text[:col]),
+                                      self.lang_for(self.settings.global_settings))
 
     def reload_trace(self) -> None:
         roots = [to_fs_path(f.uri) for f in self.workspace.folders.values()] or ([self.root_path] if self.root_path else [])
-        self.trace.reload([r for r in roots if r], self.lang_for(self.settings.global_settings))
+        loop = asyncio.get_running_loop()  # read off the event loop; re-publish once the marks are in
+        self.trace.reload_in_background([r for r in roots if r], self.lang_for(self.settings.global_settings),
+                                        lambda: loop.call_soon_threadsafe(self.schedule_all))
 
     def forget(self, key: str, uris: list[str]) -> None:
         task = self.tasks.pop(key, None)

@@ -60,6 +60,9 @@ class Settings:
             changes["max_file_bytes"] = int(size)
         if "docsUrl" in raw and (raw["docsUrl"] is None or isinstance(raw["docsUrl"], str)):
             changes["docs_url"] = raw["docsUrl"] or None
+        lint = raw.get("lint")  # gradguard.lint.run
+        if isinstance(lint, dict) and lint.get("run") in ("onType", "onSave"):
+            changes["lint_run"] = lint["run"]
         if raw.get("workspaceTrusted") is False:
             # Restricted Mode: jedi may start the workspace's Python to inspect its environment; stay static.
             changes["jedi_enable"] = False

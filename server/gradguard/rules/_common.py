@@ -1,6 +1,8 @@
 """Wording and fix helpers shared by several rules (the rules themselves stay one file each)."""
 from __future__ import annotations
 
+import re
+
 import libcst as cst
 
 from .. import fixes
@@ -150,7 +152,60 @@ def _written_as(write) -> str | None:
     return None
 
 
-def stale_output_of(save, write) -> str | None:
+_GRAD_OFF = re.compile(r"\b(no_grad|inference_mode|set_grad_enabled|enable_grad)\b")
+
+
+def maybe_grad_off(ctx: RuleContext | None, write) -> bool:
+    """Could grad mode be off at this write (inside `with torch.no_grad():`, a `@torch.no_grad()` function, ...)?
+    Read from the enclosing headers' text; True when it cannot be told. A write under no_grad leaves the tensor's
+    grad_fn alone."""
+    if ctx is None:
+        return True
+    span = ctx.span(write.node, write.top)
+    if span is None:
+        return True
+    lines = [ctx.source.line_text(i) for i in range(span.start_line + 1)]
+    indent = len(lines[-1]) - len(lines[-1].lstrip())
+    for i in range(len(lines) - 2, -1, -1):
+        if indent == 0:
+            break
+        stripped = lines[i].lstrip()
+        level = len(lines[i]) - len(stripped)
+        if not stripped or stripped.startswith("#") or level >= indent:
+            continue
+        indent = level  # an enclosing header: `with ...:`, `def ...:` (and its decorators above it), `for ...:`
+        if stripped.startswith(("with ", "async with ")) and _GRAD_OFF.search(stripped):
+            return True
+        if stripped.startswith(("def ", "async def ")):
+            j = i - 1
+            while j >= 0 and lines[j].lstrip().startswith("@"):
+                if _GRAD_OFF.search(lines[j]):
+                    return True
+                j -= 1
+    return False
+
+
+def _creation_output_of(ctx: RuleContext | None, tensor) -> str | None:
+    """What torch calls the tensor as its creating op left it: `x = w * 2` -> Mul, `torch.sigmoid(...)` -> Sigmoid."""
+    node = getattr(tensor, "origin", None)
+    if isinstance(node, cst.BinaryOperation) and type(node.operator) in _BINARY_DUNDER:
+        return _printed([f"Tensor.{_BINARY_DUNDER[type(node.operator)]}"], "output_of")
+    if ctx is not None and isinstance(node, cst.Call):
+        name = call_qualname(ctx, node)
+        return _printed([name], "output_of") if name else None
+    return None
+
+
+# Tensors the analysis made up for values that came from elsewhere (a function's argument, `x += ...` on one):
+# neither their node (the argument may be a view) nor their versions are this code's.
+_FOREIGN = ("an augmented assignment", "a parameter of the function")
+
+
+def _foreign(tensor) -> bool:
+    return tensor is None or getattr(tensor, "created_by", "") in _FOREIGN or getattr(tensor, "origin", 1) is None
+
+
+def stale_output_of(save, write, ctx: RuleContext | None = None) -> str | None:
     """The X of torch's `which is output 0 of X` for this stale save, when the analysis knows it; None when torch
     prints no X (a saved leaf, an LSTM weight) or the analysis cannot tell which X."""
     if save.what == "parameters":
@@ -172,26 +227,35 @@ def stale_output_of(save, write) -> str | None:
         if write.kind == "setitem" and (tensor.requires_grad is True or save.loop is not None):
             return "AsStrided"
         return None
-    if tensor.is_leaf is not False or tensor.requires_grad is not True or write.via:
-        return None  # a leaf prints no node; a write through an alias leaves the tensor's own grad_fn alone
+    if tensor.is_leaf is not False or tensor.requires_grad is not True or _foreign(tensor):
+        return None  # a leaf prints no node; a foreign tensor may be a view (AsStrided) or anything
+    writes = tensor.counter.writes
+    if any(maybe_grad_off(ctx, w) for w in writes if not w.via):
+        return None  # a write under no_grad leaves the grad_fn as it was: cannot tell which write was last
+    if all(w.via in ("detach", "data") for w in writes):
+        # Writes through `.detach()` leave the tensor's own grad_fn alone: still its creating op's.
+        return _creation_output_of(ctx, tensor)
+    if any(w.via for w in writes):
+        return None
     # The tensor's grad_fn at backward is the last in-place write's: known when all its writes agree.
-    return _agreed(_written_as(w) for w in tensor.counter.writes if not w.via)
+    return _agreed(_written_as(w) for w in writes)
 
 
-def stale_error(save, write) -> str:
+def stale_error(save, write, ctx: RuleContext | None = None) -> str:
     """torch's error for this stale save, with what the analysis knows filled in and the rest as a form:
     `[torch.FloatTensor [...]]` when the shape is unknown, `<n>`/`<m>` when the versions depend on the run."""
     tensor = save.tensor
     shape = getattr(tensor, "shape", None) if save.what != "parameters" and not save.via_index else None
     sizes = ", ".join(str(n) for n in shape) if shape is not None else "..."
     text = f"{STALE_MATCH}: [torch.FloatTensor [{sizes}]]"
-    output_of = stale_output_of(save, write)
+    output_of = stale_output_of(save, write, ctx)
     if output_of:
         text += f", which is output 0 of {output_of},"
     counter = save.counter
     # Versions are the program's own only when the counter starts in this code (not a parameter or an argument)
     # and nothing repeats: one save outside loops, one write (a loop's write is interpreted more than once).
-    known = counter.known_start and save.loop is None and len(counter.writes) == 1 and save.what != "parameters"
+    known = (counter.known_start and save.loop is None and len(counter.writes) == 1 and save.what != "parameters"
+             and not (save.what == "input" and _foreign(tensor)))
     now, then = (write.version_after, save.version) if known else ("<n>", "<m>")
     return f"{text} is at version {now}; expected version {then} instead. {STALE_HINT}"
 

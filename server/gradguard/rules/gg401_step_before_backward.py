@@ -65,6 +65,6 @@ def check(ctx):
             related.append(ctx.related(problem.use, hint, ctx.t("this backward needs the old weights",
                                                                 "这里的反向传播需要旧的权重")))
         f = ctx.finding(RULE, write.node, write.top or hint, message, related=related,
-                        explanation=stale_timeline(ctx, problem), runtime_error=stale_error(problem.save, problem.write))
+                        explanation=stale_timeline(ctx, problem), runtime_error=stale_error(problem.save, problem.write, ctx))
         if f:
             yield f

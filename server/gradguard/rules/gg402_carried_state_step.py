@@ -91,6 +91,6 @@ def check(ctx):
         explanation = stale_timeline(ctx, problem) + ctx.t(
             f"\n4. The old graph is reached through `{name}`, assigned on line {ctx.line(problem.carry, hint)} and used in the next iteration.",
             f"\n4. 旧的计算图是通过 `{name}` 到达的：它在第 {ctx.line(problem.carry, hint)} 行被赋值，并在下一轮中使用。")
-        f = ctx.finding(RULE, problem.carry, hint, message, related=related, fix=fix, explanation=explanation, runtime_error=stale_error(problem.save, problem.write))
+        f = ctx.finding(RULE, problem.carry, hint, message, related=related, fix=fix, explanation=explanation, runtime_error=stale_error(problem.save, problem.write, ctx))
         if f:
             yield f

@@ -316,8 +316,30 @@ def _detach_code(tr: dict, detach: str) -> str:
     return detach
 
 
+_FILE_LABEL = None  # set by the notebook extension: path -> "Cell In[3]" (or None)
+
+
+def set_file_label(label) -> None:
+    """Name files differently in reports (the notebook extension names cells `Cell In[3]`)."""
+    global _FILE_LABEL
+    _FILE_LABEL = label
+
+
 def _loc(path: str, line: int) -> str:
+    label = _FILE_LABEL(path) if _FILE_LABEL is not None else None
+    if label:
+        return f"{label}, line {line}"
     return f"{_short(path)}:{line}"
+
+
+def _read_source(path: str) -> str | None:
+    """A program's source: its file, or for code without one (a notebook cell) what linecache holds."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return fh.read(2_000_000)
+    except (OSError, ValueError):
+        lines = linecache.getlines(path)
+        return "".join(lines) if lines else None
 
 
 def _carried_state(path: str, save_line: int) -> tuple[str, str, int, str, str] | None:
@@ -325,11 +347,12 @@ def _carried_state(path: str, save_line: int) -> tuple[str, str, int, str, str] 
     around the save line, `var` is read by the save statement and bound from its results: by the save
     statement itself (`h = cell(x, h)`, `y, (h, c) = lstm(x, (h, c))`), or by a later assignment from
     them (`h_cur = h_next`; `h_n, c_n = hidden` then `h = h_n`). `detach` is the fix's code."""
+    source = _read_source(path)
     try:
-        with open(path, encoding="utf-8") as fh:
-            source = fh.read(2_000_000)
-        tree = ast.parse(source)
-    except (OSError, SyntaxError, ValueError, RecursionError):
+        tree = ast.parse(source) if source is not None else None
+    except (SyntaxError, ValueError, RecursionError):
+        return None
+    if tree is None:
         return None
     loops = [n for n in ast.walk(tree) if isinstance(n, (ast.For, ast.While))
              and n.lineno <= save_line <= (n.end_lineno or n.lineno)]
@@ -544,10 +567,12 @@ def _created_json(created) -> dict | None:
 
 def _inference_scope(path: str, line: int) -> int | None:
     """The line of the `with torch.inference_mode():` or `@torch.inference_mode()` around `line`."""
+    source = _read_source(path)
     try:
-        with open(path, encoding="utf-8") as fh:
-            tree = ast.parse(fh.read(2_000_000))
-    except (OSError, SyntaxError, ValueError, RecursionError):
+        tree = ast.parse(source) if source is not None else None
+    except (SyntaxError, ValueError, RecursionError):
+        return None
+    if tree is None:
         return None
     best = None
     for node in ast.walk(tree):
