@@ -303,8 +303,13 @@ class Scope(ExpressionsMixin, CallsMixin, TensorOpsMixin, ModulesMixin, Optimize
             self.run_body(stmt.body.body)
             self.loops.pop()
         self.path = saved_path
-        for key in [k for k, v in self.run.assigned_in_loop.items() if v[2] is stmt]:
-            del self.run.assigned_in_loop[key]
+        for key, v in list(self.run.assigned_in_loop.items()):
+            if stmt in v[2]:
+                owners = tuple(loop for loop in v[2] if loop is not stmt)
+                if owners:
+                    self.run.assigned_in_loop[key] = (v[0], v[1], owners) + v[3:]
+                else:
+                    del self.run.assigned_in_loop[key]
         if stmt.orelse is not None:
             self.run_body(stmt.orelse.body.body)
 
@@ -321,7 +326,7 @@ class Scope(ExpressionsMixin, CallsMixin, TensorOpsMixin, ModulesMixin, Optimize
     def _note_carries(self, loop) -> None:
         run = self.run
         for key, (assign_stmt, value_node, owner, top, display, obj) in list(run.assigned_in_loop.items()):
-            if owner is not loop:
+            if loop not in owner:
                 continue
             if obj is None:
                 if key[0] != id(self):
@@ -346,9 +351,11 @@ class Scope(ExpressionsMixin, CallsMixin, TensorOpsMixin, ModulesMixin, Optimize
     def note_assignment(self, key, display: str, stmt, value_node, obj=None) -> None:
         self.run.pending.pop(key, None)
         if self.loops:
-            frames = self.loops
-            owner = frames[-1].node if len(frames) == 1 else frames[0].node
-            self.run.assigned_in_loop[key] = (stmt, value_node, owner, self.top, display, obj)
+            # every enclosing loop: state re-bound in an inner loop reaches the inner loop's next pass and the
+            # outer loop's next pass (a problem needs a backward or step in between, so carrying within a
+            # sequence and back-propagating after it stays quiet)
+            owners = tuple(f.node for f in self.loops)
+            self.run.assigned_in_loop[key] = (stmt, value_node, owners, self.top, display, obj)
 
     # ---- branches -------------------------------------------------------
     def run_if(self, stmt: cst.If) -> None:

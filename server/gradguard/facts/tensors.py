@@ -36,6 +36,8 @@ def flat_tensors(values) -> list:
             out.append(v)
         elif isinstance(v, Seq) and v.items is not None:
             out.extend(flat_tensors(v.items))
+        elif isinstance(v, Seq) and v.element is not None:
+            out.extend(flat_tensors([v.element]))  # a list of unknown length: its element stands for all of them
     return out
 
 
@@ -111,6 +113,8 @@ class TensorOpsMixin:
         if out is not None and isinstance(out[0], Tensor):
             return self.out_write(out[0], args, node, op_name)
         tensors = [a for a in args if isinstance(a, Tensor)]
+        if not tensors and any(isinstance(a, Seq) for a in args):
+            tensors = flat_tensors(args)  # torch.cat / torch.stack of a list of tensors
         if not tensors:
             # a function parameter used as an operand becomes a tensor of unknown requires_grad
             if isinstance(node, cst.Call):
