@@ -321,7 +321,17 @@ class ModulesMixin:
     def call_children(self, m: Module, args, node):
         value = args[0] if args else None
         for child in m.children or []:
-            value = self.call_module(child, [value], node)
+            if isinstance(child.ctor, cst.Call) and child.top is not None and child.cls is None:
+                # a torch layer inside a container: its saves and in-place writes are located at the line that
+                # built it (`nn.Dropout(inplace=True)` in the Sequential), which is what the user changes
+                saved = self.top, self.layer_site
+                self.top, self.layer_site = child.top, child.ctor
+                try:
+                    value = self.call_module(child, [value], node)
+                finally:
+                    self.top, self.layer_site = saved
+            else:
+                value = self.call_module(child, [value], node)
         return value
 
     def summary_call(self, m: Module, args, node):
@@ -329,14 +339,15 @@ class ModulesMixin:
         return self.layer_call(m, args, node)
 
     def layer_call(self, m: Module, args, node):
+        site, self.layer_site = (self.layer_site or node), None  # where its saves and writes are reported
         tensors = flat_tensors(args)
         grad_off = self.grad == GRAD_OFF
         if m.inplace and tensors:
             first = tensors[0]
             op = m.kind.rsplit(".", 1)[-1] + "(inplace=True)"
-            self.write(first, node, self.stmt, op=op, kind="inplace_module", module_ctor=m.ctor)
+            self.write(first, site, self.stmt, op=op, kind="inplace_module", module_ctor=m.ctor)
             row = self.ops.by_name.get(INPLACE_FUNCTION.get(m.kind, "")) or (m.row if m.saves_output else None)
-            self.save_inplace_result(first, row, op, node)
+            self.save_inplace_result(first, row, op, site)
             return first
         any_rg = any(t.requires_grad is True for t in tensors)
         unknown_rg = any(t.requires_grad is None for t in tensors)
@@ -366,13 +377,13 @@ class ModulesMixin:
                 owner = m.params_counter.owner or m
                 p = Tensor(m.params_counter, m.params_storage, True, True,
                            name=f"the parameters of `{owner.name or short_kind(owner.kind)}`", module_params=owner)
-                saves.add(self.save(p, short_kind(m.kind), node, "parameters"))
+                saves.add(self.save(p, short_kind(m.kind), site, "parameters"))
             if tensors and m.saves_input in ("self", "all", "operands") and (trainable or any_rg):
                 for i, t in enumerate(tensors[:1] if m.saves_input == "self" else tensors):
                     others_rg = trainable or any(o.requires_grad is True for j, o in enumerate(tensors) if j != i)
                     if m.saves_input == "operands" and not others_rg:
                         continue
-                    saves.add(self.save(t, short_kind(m.kind), node, "input"))
+                    saves.add(self.save(t, short_kind(m.kind), site, "input"))
         kind = m.kind
 
         def result_tensor():
@@ -392,7 +403,7 @@ class ModulesMixin:
             return None
         out = result_tensor()
         if m.saves_output and rg:
-            out.history = out.history | {self.save(out, short_kind(kind), node, "output")}
+            out.history = out.history | {self.save(out, short_kind(kind), site, "output")}
         return out
 
 

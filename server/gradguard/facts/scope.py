@@ -106,6 +106,7 @@ class Scope(ExpressionsMixin, CallsMixin, TensorOpsMixin, ModulesMixin, Optimize
         self.base_path = self.path
         self.global_cache: dict[str, object] = {}
         self.inlined = parent is not None and function is not None
+        self.layer_site = None  # the constructor of a container child being called (locates its saves and writes)
 
     # ---- problems -------------------------------------------------------
     def _problem(self, problem: Problem, grad: str = GRAD_ON) -> None:

@@ -157,7 +157,8 @@ class TensorOpsMixin:
 
     def save_inplace_result(self, t: Tensor, row: OpRow | None, op_name: str, node) -> None:
         """An in-place op whose backward needs its result (relu_, sigmoid_, ...) saves the written tensor."""
-        if row is not None and row.saves_output and self.grad != GRAD_OFF and t.requires_grad:
+        saves = (row is not None and row.saves_output) or _activation_key(op_name) in INPLACE_SAVES_RESULT
+        if saves and self.grad != GRAD_OFF and t.requires_grad:
             t.history = t.history | {self.save(t, op_name, node, "output")}
 
     def out_write(self, out: Tensor, positional, node, q: str):
@@ -338,6 +339,17 @@ class TensorOpsMixin:
     def _carry_for(self, s: Save):
         carries = self._carries_for(s)
         return carries[0] if carries else None
+
+
+# In-place activations whose backward reads their *result* (their out-of-place forms save the input), probed under
+# torch 2.13 by tests/test_inplace_activation_saves.py: `F.leaky_relu(y, inplace=True)` then `y.mul_(2)` makes
+# backward fail with "output 0 of LeakyRelu1". hardtanh/relu6/threshold/silu/hardswish/dropout in place save nothing.
+INPLACE_SAVES_RESULT = frozenset({"relu", "leakyrelu", "elu", "selu", "celu", "rrelu"})
+
+
+def _activation_key(op_name: str) -> str:
+    """`LeakyReLU(inplace=True)`, `leaky_relu`, `leaky_relu_` -> `leakyrelu`."""
+    return op_name.split("(", 1)[0].rsplit(".", 1)[-1].replace("_", "").lower()
 
 
 def _compatible(p1: tuple, p2: tuple) -> bool:
