@@ -46,3 +46,18 @@ def test_list_matches_torch(name):
 def test_module_and_method_spellings_share_a_key():
     assert {_activation_key(n) for n in ("LeakyReLU(inplace=True)", "leaky_relu_", "torch.nn.functional.leaky_relu",
                                          "RReLU(inplace=True)")} == {"leakyrelu", "rrelu"}
+
+
+def test_layers_with_parameters_their_forward_does_not_save():
+    from gradguard.facts.modules import PARAMS_NOT_SAVED
+    from gradguard.ops import load_op_table
+
+    table = load_op_table()
+    for qualified in PARAMS_NOT_SAVED:
+        layer = eval(qualified)(10, 3)
+        assert any(p.requires_grad for p in layer.parameters())
+        assert table.by_name[qualified].params is False  # the op table: forward saves no weight
+        out = layer(torch.tensor([1, 2]))
+        with torch.no_grad():
+            layer.weight.add_(1)  # a weight the forward saved would make this backward fail
+        out.sum().backward()

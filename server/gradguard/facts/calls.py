@@ -134,6 +134,11 @@ class CallsMixin:
             return self.instantiate(callee.info, positional, keywords, node)
         if isinstance(callee, Module):
             return self.call_module(callee, positional, node, keywords)
+        if isinstance(callee, Instance) and callee.cls is not None:
+            method = self.a.method_value(callee.cls, "__call__", callee)  # `transform(x)` runs `__call__`
+            if method is not None:
+                return self.call_function(method, positional, keywords, node, callee)
+            return None
         if isinstance(callee, Partial):
             merged = dict(callee.kwargs)
             merged.update(keywords)

@@ -46,6 +46,9 @@ MODULE_API = {"parameters", "named_parameters", "zero_grad", "train", "eval", "t
               "state_dict", "load_state_dict", "apply", "add_module", "register_buffer", "register_parameter",
               "buffers", "named_buffers", "type", "share_memory"}
 RNN_KINDS = ("torch.nn.RNN", "torch.nn.LSTM", "torch.nn.GRU")
+# Layers that hold parameters their forward does not save (the op table's `params` is "saves its weights"):
+# writes into `emb.weight` are leaf writes all the same. Checked under torch by tests/test_inplace_activation_saves.py.
+PARAMS_NOT_SAVED = frozenset({"torch.nn.Embedding"})
 
 
 def short_kind(kind: str) -> str:
@@ -62,7 +65,7 @@ class ModulesMixin:
     def eval_module_ctor(self, node: cst.Call, q: str, evaluated):
         row = self.ops.by_name.get(q)
         positional, keywords = evaluated
-        has_params = row.has_params if row.has_params is not None else row.params
+        has_params = row.has_params if row.has_params is not None else (row.params or q in PARAMS_NOT_SAVED)
         m = self._new_module(q, row, has_params, node)
         m.saves_weights = row.params
         m.saves_output = row.saves_output
