@@ -506,6 +506,7 @@ class CallsMixin:
                             s.freed_by = node
                             s.freed_top = self.top
                             s.freed_path = self.path
+                            s.freed_loops = tuple(f.node for f in self.loops)
             if isinstance(outputs, Tensor) and retain and keywords.get("create_graph"):
                 return Seq(None, self._generic_result([outputs], node))
             return None

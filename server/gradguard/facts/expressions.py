@@ -258,7 +258,14 @@ class ExpressionsMixin:
             if key is not None and base.keys is not None and key in base.keys:
                 return base.children[base.keys.index(key)]
             if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Slice):
-                return None
+                sl = node.slice[0].slice
+                bounds = [self._literal_value(part) for part in (sl.lower, sl.upper, sl.step)]
+                if all(b is None or isinstance(b, int) for b in bounds) and base.container:
+                    # `self.layers[:-1]`: the same layers (same parameters), a container of its own
+                    part = self._new_module(base.kind, None, None, node)
+                    part.container, part.children = base.container, base.children[slice(*bounds)]
+                    part.has_params = self.module_has_params(part)
+                    return part
             return None
         if isinstance(base, Seq):
             if base.items is not None:

@@ -39,6 +39,7 @@ class Write:
     optimizer_name: str = ""
     top: cst.CSTNode | None = None  # the top-level statement holding `node` (locates its block)
     raises: bool = False  # torch raises at this write itself (leaf, multi-view, out=): no later error to report
+    loops: tuple = ()  # the loops running when it happened (carried state matters only for those)
 
 
 @dataclass(eq=False)
@@ -89,6 +90,7 @@ class Save:
     freed_by: cst.CSTNode | None = None  # the backward() that freed this save's graph
     freed_top: cst.CSTNode | None = None
     freed_path: tuple = ()
+    freed_loops: tuple = ()  # the loops running when that backward() freed it
     expr: cst.CSTNode | None = None  # the expression that produced the saved tensor (for messages)
     tensor: object = None  # the Tensor value (its name may be bound after the save)
     top: cst.CSTNode | None = None

@@ -80,6 +80,7 @@ class OptimizersMixin:
                 w = Write(self.new_seq(), node, self.stmt, f"{opt_name or 'optimizer'}.step()", "step", 0, self.path,
                           target_name=f"the parameters of `{owner.name or owner.kind.replace('torch.nn.', 'nn.')}`",
                           optimizer_name=opt_name or "", top=self.top)
+                w.loops = tuple(f.node for f in self.loops)
                 if opt.fused:
                     group.params_storage.silent_writes.append(w)
                 else:
@@ -87,6 +88,7 @@ class OptimizersMixin:
             elif isinstance(group, Tensor):
                 w = Write(self.new_seq(), node, self.stmt, f"{opt_name or 'optimizer'}.step()", "step", 0, self.path,
                           target_name=group.name, optimizer_name=opt_name or "", top=self.top)
+                w.loops = tuple(f.node for f in self.loops)
                 if opt.fused:
                     group.storage.silent_writes.append(w)
                 else:

@@ -175,6 +175,7 @@ class TensorOpsMixin:
         """Record an in-place write on `t` and the problems it proves."""
         w = Write(self.new_seq(), node, stmt, op, kind, 0, self.path, target_name=t.name, module_ctor=module_ctor,
                   top=self.top)
+        w.loops = tuple(f.node for f in self.loops)
         if t.view_kind == "detach":
             w.via = "detach"
         elif t.view_of is not None:
@@ -261,6 +262,7 @@ class TensorOpsMixin:
                     s.freed_by = node
                     s.freed_top = self.top
                     s.freed_path = self.path
+                    s.freed_loops = tuple(f.node for f in self.loops)
 
     def _modules_in(self, history):
         seen = []
@@ -290,7 +292,7 @@ class TensorOpsMixin:
     def check_history(self, t: Tensor, use, kind: str) -> None:
         for s in sorted(t.history, key=lambda s: s.seq):
             if s.freed_by is not None and kind == "backward":
-                carry = self._carry_for(s)
+                carry = self._carry_for(s, s.freed_loops)
                 if carry is not None:
                     self._problem(Problem("freed-graph", carry.stmt, carry.stmt, tensor=t, save=s, use=use,
                                           carry=carry.stmt, carry_target=carry.name, carry_value=carry.value_node,
@@ -306,7 +308,7 @@ class TensorOpsMixin:
                         continue
                     if w.via == "data" or w.raises:
                         continue
-                    carries = self._carries_for(s) if w.kind == "step" else []
+                    carries = self._carries_for(s, w.loops) if w.kind == "step" else []
                     for carry in carries or [None]:
                         self._problem(Problem("stale-save", w.node, w.stmt, tensor=t, write=w, save=s, use=use,
                                               carry=carry.stmt if carry else None,
@@ -328,16 +330,18 @@ class TensorOpsMixin:
         frame = self.loops[-1]
         return s.seq < frame.start_seq and frame.iteration > 0 and s not in frame.element_saves
 
-    def _carries_for(self, s: Save) -> list:
-        """Carried state through which the next iteration reaches the graph holding `s` (one per name)."""
+    def _carries_for(self, s: Save, loops: tuple) -> list:
+        """Carried state through which the next iteration reaches the graph holding `s` (one per name): state
+        carried by a loop that also ran the write or the backward (`loops`); a loop over layers that ends before
+        them carries nothing across them."""
         found: dict = {}
         for carry in self.run.carries:
-            if carry.used and s in carry.history and carry.name not in found:
+            if carry.used and s in carry.history and carry.name not in found and carry.loop in loops:
                 found[carry.name] = carry
         return list(found.values())
 
-    def _carry_for(self, s: Save):
-        carries = self._carries_for(s)
+    def _carry_for(self, s: Save, loops: tuple):
+        carries = self._carries_for(s, loops)
         return carries[0] if carries else None
 
 
