@@ -187,6 +187,7 @@ class CallsMixin:
         child = Scope(self.a, "function", grad, function=target, class_info=fn.cls, parent=self,
                       enclosing=fn.enclosing, self_value=bound, top=fn.top or self.a.top_of.get(id(target)))
         child.note_locals(target)
+        child.call_site = (node, self.top)
         child.bind_arguments(target.params, positional, keywords, bound)
         saved_stmt = self.stmt
         if isinstance(target, cst.Lambda):

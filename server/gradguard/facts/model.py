@@ -40,6 +40,7 @@ class Write:
     top: cst.CSTNode | None = None  # the top-level statement holding `node` (locates its block)
     raises: bool = False  # torch raises at this write itself (leaf, multi-view, out=): no later error to report
     loops: tuple = ()  # the loops running when it happened (carried state matters only for those)
+    call_chain: tuple = ()  # for writes inside same-file callees: ((call node, its top, calling Scope), ...) inner first
 
 
 @dataclass(eq=False)

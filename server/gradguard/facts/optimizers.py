@@ -81,6 +81,7 @@ class OptimizersMixin:
                           target_name=f"the parameters of `{owner.name or owner.kind.replace('torch.nn.', 'nn.')}`",
                           optimizer_name=opt_name or "", top=self.top)
                 w.loops = tuple(f.node for f in self.loops)
+                w.call_chain = self.call_chain()
                 if opt.fused:
                     group.params_storage.silent_writes.append(w)
                 else:
@@ -89,6 +90,7 @@ class OptimizersMixin:
                 w = Write(self.new_seq(), node, self.stmt, f"{opt_name or 'optimizer'}.step()", "step", 0, self.path,
                           target_name=group.name, optimizer_name=opt_name or "", top=self.top)
                 w.loops = tuple(f.node for f in self.loops)
+                w.call_chain = self.call_chain()
                 if opt.fused:
                     group.storage.silent_writes.append(w)
                 else:

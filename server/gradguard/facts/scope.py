@@ -107,6 +107,22 @@ class Scope(ExpressionsMixin, CallsMixin, TensorOpsMixin, ModulesMixin, Optimize
         self.global_cache: dict[str, object] = {}
         self.inlined = parent is not None and function is not None
         self.layer_site = None  # the constructor of a container child being called (locates its saves and writes)
+        self.call_site = None  # (call node, its top) that runs this function, when called from this file's code
+
+    def call_chain(self) -> tuple:
+        """The same-file calls that led here, innermost first: ((call node, top, calling Scope), ...)."""
+        chain, scope = [], self
+        while scope.parent is not None and scope.call_site is not None:
+            chain.append((scope.call_site[0], scope.call_site[1], scope.parent))
+            scope = scope.parent
+        return tuple(chain)
+
+    def ancestors(self) -> list:
+        out, scope = [], self
+        while scope is not None:
+            out.append(scope)
+            scope = scope.parent
+        return out
 
     # ---- problems -------------------------------------------------------
     def _problem(self, problem: Problem, grad: str = GRAD_ON) -> None:

@@ -310,17 +310,33 @@ class TensorOpsMixin:
                         continue
                     carries = self._carries_for(s, w.loops) if w.kind == "step" else []
                     for carry in carries or [None]:
+                        detail = {"carry": carry} if carry else {}
+                        site = self._step_site(w)
+                        if site is not None:
+                            detail["site"] = site
                         self._problem(Problem("stale-save", w.node, w.stmt, tensor=t, write=w, save=s, use=use,
                                               carry=carry.stmt if carry else None,
                                               carry_target=carry.name if carry else "",
                                               carry_value=carry.value_node if carry else None,
-                                              detail={"carry": carry} if carry else {}))
+                                              detail=detail))
                     break
             else:
                 for w in s.storage.silent_writes:
                     if w.seq > s.seq and _compatible(s.path, w.path):
                         self._problem(Problem("silent-write", w.node, w.stmt, tensor=t, write=w, save=s, use=use))
                         break
+
+    def _step_site(self, w):
+        """For a step inside a helper (`def update(opt, loss): ...; opt.step()`): the call of that helper in the
+        function that also runs this backward, where the ordering that fails is written; None when the step is
+        written there itself."""
+        if not w.call_chain:
+            return None
+        mine = {id(scope) for scope in self.ancestors()}
+        for node, top, caller in w.call_chain:
+            if id(caller) in mine:
+                return (node, top)
+        return None
 
     def _saved_before_loop(self, s: Save) -> bool:
         """The same backward() in a later iteration reaches `s`, saved before the loop by a tensor the loop reads

@@ -64,7 +64,12 @@ def check(ctx):
         if problem.use is not None:
             related.append(ctx.related(problem.use, hint, ctx.t("this backward needs the old weights",
                                                                 "这里的反向传播需要旧的权重")))
-        f = ctx.finding(RULE, write.node, write.top or hint, message, related=related,
+        site = problem.detail.get("site")
+        if site is not None:
+            # the step runs inside a helper: the call of that helper here is the misplaced step
+            related.append(ctx.related(write.node, write.top or hint, ctx.t("the step runs here", "step 在这里执行")))
+        where, where_top = site if site is not None else (write.node, write.top or hint)
+        f = ctx.finding(RULE, where, where_top, message, related=related,
                         explanation=stale_timeline(ctx, problem), runtime_error=stale_error(problem.save, problem.write, ctx))
         if f:
             yield f
