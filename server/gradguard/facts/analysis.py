@@ -241,6 +241,21 @@ class FileAnalysis:
                 return GRAD_OFF
         return None
 
+    def decorated_inference(self, fn: cst.FunctionDef):
+        """The `@torch.inference_mode()` decorator of `fn` (its tensors are inference tensors), or None."""
+        for deco in fn.decorators:
+            call = deco.decorator
+            target = call.func if isinstance(call, cst.Call) else call
+            q = self.resolve_dotted(target) or ""
+            if "inference_mode" not in q:
+                continue
+            if isinstance(call, cst.Call) and call.args:
+                flag = call.args[0].value
+                if not (isinstance(flag, cst.Name) and flag.value == "True"):
+                    return None  # `inference_mode(False)` or a flag we cannot read
+            return call
+        return None
+
     # ---- driving --------------------------------------------------------
     def run(self) -> Facts:
         from .scope import Scope

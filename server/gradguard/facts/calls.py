@@ -188,6 +188,11 @@ class CallsMixin:
                       enclosing=fn.enclosing, self_value=bound, top=fn.top or self.a.top_of.get(id(target)))
         child.note_locals(target)
         child.call_site = (node, self.top)
+        child.call_args = flat_tensors(list(positional) + [v[0] if isinstance(v, tuple) else v for v in keywords.values()])
+        if isinstance(target, cst.FunctionDef):
+            decorator = self.a.decorated_inference(target)
+            if decorator is not None:
+                child.inference = decorator
         child.bind_arguments(target.params, positional, keywords, bound)
         saved_stmt = self.stmt
         if isinstance(target, cst.Lambda):

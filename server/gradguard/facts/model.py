@@ -120,6 +120,7 @@ class Tensor:
     overlapping: bool = False  # an expand() that broadcasts: several elements share one memory location
     inference_call: cst.CSTNode | None = None  # created under this `torch.inference_mode()` call
     inference_top: cst.CSTNode | None = None
+    inference_origin: cst.CSTNode | None = None  # the expression that made the inference tensor (views keep it)
     owners: frozenset = frozenset()  # parameter groups (layers) whose .grad a backward through it fills
     # For hover: what was saved and written on this tensor's counter.
     id: int = field(default_factory=lambda: next(_ids))

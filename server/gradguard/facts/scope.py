@@ -108,6 +108,7 @@ class Scope(ExpressionsMixin, CallsMixin, TensorOpsMixin, ModulesMixin, Optimize
         self.inlined = parent is not None and function is not None
         self.layer_site = None  # the constructor of a container child being called (locates its saves and writes)
         self.call_site = None  # (call node, its top) that runs this function, when called from this file's code
+        self.call_args: list = []  # the tensors that call passed in
 
     def call_chain(self) -> tuple:
         """The same-file calls that led here, innermost first: ((call node, top, calling Scope), ...)."""

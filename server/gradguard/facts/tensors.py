@@ -49,6 +49,7 @@ class TensorOpsMixin:
         if self.inference is not None:
             t.inference_call = self.inference
             t.inference_top = self.top
+            t.inference_origin = origin
         return t
 
     def set_requires_grad(self, t: Tensor, value) -> None:
@@ -84,6 +85,7 @@ class TensorOpsMixin:
         v.module_params = t.module_params
         v.owners = self.owners_of([t]) if rg is not False else frozenset()
         v.inference_call, v.inference_top = t.inference_call, t.inference_top
+        v.inference_origin = t.inference_origin
         return v
 
     def _generic_result(self, tensors, node):
@@ -237,7 +239,11 @@ class TensorOpsMixin:
     # ---- saves and backward ---------------------------------------------
     def save(self, t: Tensor, op: str, node, what: str) -> Save:
         if t.inference_call is not None and self.inference is None and self.grad == GRAD_ON and not self.guarded:
-            self._problem(Problem("inference-save", node, self.stmt, tensor=t, detail={"op": op}))
+            detail = {"op": op}
+            site = self.argument_site(t)
+            if site is not None:
+                detail["site"] = site
+            self._problem(Problem("inference-save", node, self.stmt, tensor=t, detail=detail))
         s = Save(self.new_seq(), t.counter, t.storage, t.counter.version, op, node, self.stmt, self.path,
                  t.name, what, via_index=t.view_kind == "index",
                  loop=self.loops[-1].node if self.loops else None,
@@ -325,6 +331,16 @@ class TensorOpsMixin:
                     if w.seq > s.seq and _compatible(s.path, w.path):
                         self._problem(Problem("silent-write", w.node, w.stmt, tensor=t, write=w, save=s, use=use))
                         break
+
+    def argument_site(self, t: Tensor):
+        """When `t` reached this function as an argument (through same-file calls): the call, in the function that
+        had it, that passed it in (`model(outputs)` rather than the `self.tok(input_ids)` inside forward, which
+        is right for other inputs); None when `t` belongs to this function."""
+        site, scope = None, self
+        while scope.call_site is not None and scope.parent is not None \
+                and any(a.counter is t.counter for a in scope.call_args):
+            site, scope = scope.call_site, scope.parent
+        return site
 
     def _step_site(self, w):
         """For a step inside a helper (`def update(opt, loss): ...; opt.step()`): the call of that helper in the

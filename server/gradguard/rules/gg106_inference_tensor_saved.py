@@ -55,15 +55,19 @@ def check(ctx):
     for problem in ctx.problems("inference-save"):
         tensor, hint = problem.tensor, problem.top
         name = name_of(tensor)
-        c_line = ctx.line(tensor.origin, tensor.inference_top or hint) if tensor.origin is not None else 0
+        made_at = tensor.inference_origin or tensor.origin
+        c_line = ctx.line(made_at, tensor.inference_top or hint) if made_at is not None else 0
         message = ctx.t(
             f"{name} was created under `inference_mode()` (line {c_line}); `{problem.detail.get('op', '')}` here must save it "
             "for backward, which torch refuses for inference tensors. Create it under `no_grad()`, or clone it.",
             f"{name} 是在 `inference_mode()` 中创建的（第 {c_line} 行）；这里的 `{problem.detail.get('op', '')}` 需要为反向传播保存它，"
             "而 torch 拒绝保存推理张量。请改在 `no_grad()` 中创建，或先 clone。")
-        related = [ctx.related(tensor.origin, tensor.inference_top or hint,
+        related = [ctx.related(made_at, tensor.inference_top or hint,
                                ctx.t("created in inference mode here", "在这里于推理模式中创建"))] if tensor.origin is not None else []
-        f = ctx.finding(RULE, problem.node, hint, message, related=related, fix=inference_fix(ctx, tensor),
+        where, where_top = problem.detail.get("site") or (problem.node, hint)
+        if where is not problem.node:
+            related.append(ctx.related(problem.node, hint, ctx.t("saved for backward here", "在这里为反向传播保存")))
+        f = ctx.finding(RULE, where, where_top, message, related=related, fix=inference_fix(ctx, tensor),
                         explanation=message)
         if f:
             yield f
