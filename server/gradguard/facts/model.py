@@ -41,6 +41,7 @@ class Write:
     raises: bool = False  # torch raises at this write itself (leaf, multi-view, out=): no later error to report
     loops: tuple = ()  # the loops running when it happened (carried state matters only for those)
     call_chain: tuple = ()  # for writes inside same-file callees: ((call node, its top, calling Scope), ...) inner first
+    scope_id: int = 0  # id of the Scope that ran it
 
 
 @dataclass(eq=False)

@@ -346,9 +346,9 @@ class TensorOpsMixin:
         """For a step inside a helper (`def update(opt, loss): ...; opt.step()`): the call of that helper in the
         function that also runs this backward, where the ordering that fails is written; None when the step is
         written there itself."""
-        if not w.call_chain:
-            return None
         mine = {id(scope) for scope in self.ancestors()}
+        if not w.call_chain or w.scope_id in mine:
+            return None  # the step is written in this function (or one that called it): report it where it is
         for node, top, caller in w.call_chain:
             if id(caller) in mine:
                 return (node, top)
