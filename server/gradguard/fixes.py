@@ -126,20 +126,6 @@ def _same(built, expected) -> bool:
     return built is not None and expected is not None and _dump(built) == _dump(expected)
 
 
-def _store(tree: ast.expr) -> ast.expr:
-    """A copy of a Name/Tuple/List expression as an assignment target."""
-    tree = ast.parse(ast.unparse(tree), mode="eval").body
-    for n in ast.walk(tree):
-        if isinstance(n, (ast.Name, ast.Tuple, ast.List, ast.Starred, ast.Attribute, ast.Subscript)):
-            n.ctx = ast.Store()
-    for n in ast.walk(tree):  # only the outermost names are stored: attribute/subscript bases are read
-        if isinstance(n, (ast.Attribute, ast.Subscript)):
-            for inner in ast.walk(n.value):
-                if hasattr(inner, "ctx"):
-                    inner.ctx = ast.Load()
-    return tree
-
-
 # ---------------------------------------------------------------- out-of-place rewrites
 def out_of_place(ctx, write, hint, out_of_place_methods: set[str]) -> tuple[Edit, str] | None:
     """`y += v` -> `y = y + (v)` (parenthesised only when needed); `y.add_(1)` -> `y = y.add(1)`.
@@ -177,7 +163,7 @@ def out_of_place(ctx, write, hint, out_of_place_methods: set[str]) -> tuple[Edit
             value = f"({value})"
         name = small.target.value
         new = f"{name} = {name} {symbol} {value}"
-        expected = ast.Assign(targets=[_store(original.target)],
+        expected = ast.Assign(targets=[ast.Name(name, ast.Store())],
                               value=ast.BinOp(left=ast.Name(name, ast.Load()), op=original.op, right=original.value))
     else:
         call = small.value
