@@ -327,7 +327,9 @@ def detach_carry(ctx, problem) -> tuple[Edit, str] | None:
     - `out, h = rnn(x, h)` / `y, (h, c) = lstm(x, (h, c))`: a line after it re-binds every carried name of that
       statement: `h, c = h.detach(), c.detach()`;
     - `h = cell(x, h)` followed by `loss = f(h)` (detaching there would cut the loss off the cell): the last line
-      of the loop body re-binds `h = h.detach()`, so the next iteration starts from a detached state.
+      of the loop body re-binds `h = h.detach()`, so the next iteration starts from a detached state;
+    - state kept on an object across calls (`out, self.hidden = self.lstm(x, self.hidden)` in the `forward` the
+      loop calls): detached right after that line, unless the method reads it again (it may return it).
     Tuple state (LSTM `(h, c)`) is detached element by element: `tuple(s.detach() for s in state)`; it is only
     ever applied to the value the loop just produced, so an initial `state = None` is never touched.
     Returns the edit and the carried expression(s) for the message; None when no safe place exists.
