@@ -292,6 +292,8 @@ row("expand", "function",
 row("multi_view", "function",
     ("Tensor.unbind torch.unbind", p(f(2, 3))),
     ("Tensor.split torch.split Tensor.chunk torch.chunk", p(f(4), 2)))
+# split with a list of sizes dispatches to split_with_sizes (its outputs are named SplitWithSizes)
+row("multi_view_sizes", "function", ("Tensor.split_with_sizes torch.split_with_sizes", p(f(4), [1, 3])))
 row("detach", "function", ("Tensor.detach torch.detach", UNARY))
 
 row("nn.Linear", "module",

@@ -199,3 +199,52 @@ def test_command_line_exit_status(tmp_path, capsys):
     assert explain.main([str(empty)]) == 1
     assert explain.main([str(tmp_path / "missing.txt")]) == 2
     assert "no known autograd error" in capsys.readouterr().out
+
+
+# ---------------------------------------------------------------------------------------------
+# Untrusted and huge input (pasted text names files; a log can be megabytes on one line)
+
+SAVED = ("RuntimeError: one of the variables needed for gradient computation has been modified by an inplace "
+         "operation: [torch.FloatTensor [3]], which is output 0 of Sigmoid, is at version 1; expected version 0 "
+         "instead.")
+
+
+@pytest.mark.timeout(30)
+def test_files_named_in_pasted_text_are_opened_only_if_regular_and_inside_the_cwd(tmp_path, monkeypatch):
+    import os
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "train.py").write_text("import torch\ny = w.sigmoid()\ny.mul_(2)\ny.sum().backward()\n")
+    os.symlink("/dev/zero", tmp_path / "zero.py")
+    os.symlink("/proc/self/fd/0", tmp_path / "stdin.py")
+    os.mkfifo(tmp_path / "fifo.py")
+    outside = tmp_path.parent / f"{tmp_path.name}-outside.py"
+    outside.write_text("secret = 1\nsecret = 2\nsecret = 3\n")
+    names = ["/dev/zero", "/proc/self/fd/0", "zero.py", "stdin.py", "fifo.py", str(outside), "train.py"]
+    frames = "".join(f'  File "{name}", line 3, in <module>\n    x\n' for name in names)
+    tracer = "".join(f"gradguard: [3] float32 tensor saved for SigmoidBackward0 at {name}:2 (version 0) was "
+                     f"modified in place at {name}:3 by mul_ (now version 1)\n" for name in names)
+    text = "Traceback (most recent call last):\n" + frames + SAVED + "\n" + tracer
+    [ex] = explain.explain(text)  # with the static engine: it must not open them either
+    shown = {(c["file"], c["text"]) for c in ex.candidates}
+    assert ("train.py", "y.mul_(2)") in shown  # a regular file inside the cwd is read
+    assert all(text == "" or "secret" not in text for _, text in shown)
+    assert all(text == "" for file, text in shown if file != "train.py")
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("unit", ["a" * 64, "saved for X at a.py:", "(): functions with out", 'File "', "在 x:1 为 ",
+                                  "Cell In[1], line ", "\x1b[0m", "-> 1 "])
+def test_a_2_mb_line_is_explained_in_linear_time(unit):
+    line = (unit * (2_000_000 // len(unit) + 1))[:2_000_000]
+    for text in (line, line + "\n" + SAVED, SAVED + " " + line):
+        explain.render_text(explain.explain(text, run_static=False))
+
+
+@pytest.mark.timeout(60)
+def test_many_frames_and_many_errors_stay_linear():
+    frames = "".join(f'  File "/u/f{i}.py", line {i}, in f\n    x = {i}\n' for i in range(20_000))
+    errors = "".join(SAVED.replace("[3]", f"[{i}]") + "\n" for i in range(2_000))
+    found = explain.explain("Traceback (most recent call last):\n" + frames + errors, run_static=False)
+    assert 0 < len(found) <= 50
+    assert found[-1].raised_at["file"] == "/u/f19999.py"

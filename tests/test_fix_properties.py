@@ -68,6 +68,13 @@ HOSTILE = {
                   "opt = torch.optim.SGD(cell.parameters(), lr=0.1)\nh = torch.zeros(1, 4)\nfor t in range(3):\n"
                   "\th = cell(torch.randn(1, 2), h)\n\tloss = h.sum()\n\topt.zero_grad()\n\tloss.backward()\n"
                   "\topt.step()\n",
+    "carry_object_state": "import torch\nfrom torch import nn\nclass Net(nn.Module):\n    def __init__(self):\n"
+                          "        super().__init__()\n        self.lstm = nn.LSTM(3, 4)\n        self.h0 = torch.zeros(1, 1, 4)\n"
+                          "        self.c0 = torch.zeros(1, 1, 4)\n    def forward(self, x):\n"
+                          "        f, _ = self.lstm(x, (self.h0, self.c0))\n        (self.h0, self.c0) = _\n"
+                          "        return f[-1]\nmodel = Net()\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+                          "for x in torch.randn(3, 2, 1, 3):\n    loss = model(x).sum()\n    opt.zero_grad()\n"
+                          "    loss.backward()\n    opt.step()\n",
     "carry_crlf": "import torch\r\nfrom torch import nn\r\ncell = nn.RNNCell(2, 4)\r\n"
                   "opt = torch.optim.SGD(cell.parameters(), lr=0.1)\r\nh = torch.zeros(1, 4)\r\nfor t in range(3):\r\n"
                   "    h_next = cell(torch.randn(1, 2), h)\r\n    loss = h_next.sum()\r\n    opt.zero_grad()\r\n"

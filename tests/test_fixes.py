@@ -229,3 +229,28 @@ def test_bare_tuple_state_is_parenthesised():
     finding = only(text, "GG402")
     assert [e.new_text for e in finding.fix.edits] == ["tuple(s.detach() for s in (h_n, c_n))"]
     trains(fixed_with(text, finding))
+
+
+STATEFUL = ("import torch\nfrom torch import nn\ntorch.manual_seed(0)\n\n\nclass Tagger(nn.Module):\n"
+            "    def __init__(self):\n        super().__init__()\n        self.lstm = nn.LSTM(3, 4, batch_first=True)\n"
+            "        self.head = nn.Linear(4, 1)\n        self.hidden = (torch.zeros(1, 2, 4), torch.zeros(1, 2, 4))\n\n"
+            "    def forward(self, x):\n        out, self.hidden = self.lstm(x, self.hidden)\n"
+            "        return self.head(out[:, -1])\n\n\n"
+            "model = Tagger()\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+            "for x in torch.randn(3, 2, 5, 3):\n    loss = model(x).pow(2).sum()\n" + STEP)
+
+
+def test_object_state_is_detached_in_the_method_that_rebinds_it():
+    """State kept on the module across calls (`self.hidden`): detached right after the method re-binds it."""
+    finding = only(STATEFUL, "GG403")
+    assert [e.new_text for e in finding.fix.edits] == ["\n        self.hidden = tuple(s.detach() for s in self.hidden)"]
+    fixed = fixed_with(STATEFUL, finding)
+    assert not ENGINE.check(fixed, "t.py").findings
+    trains(fixed)
+
+
+def test_no_fix_when_the_method_returns_the_state_it_rebinds():
+    """The caller may compute its loss from the returned state: detaching it in the method could cut that off."""
+    text = STATEFUL.replace("        return self.head(out[:, -1])\n", "        return self.head(out[:, -1]), self.hidden\n")
+    text = text.replace("    loss = model(x).pow(2).sum()\n", "    y, _ = model(x)\n    loss = y.pow(2).sum()\n")
+    assert only(text, "GG403").fix is None

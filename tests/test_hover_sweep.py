@@ -67,7 +67,8 @@ def name_positions(text: str) -> list[tuple[int, int]]:
 
 @pytest_lsp.fixture(scope="module", config=CONFIG)
 async def client(lsp_client: LanguageClient):
-    await lsp_client.initialize_session(init_params(settings={"jedi": {"enable": False}, "debounceMs": 0}))
+    # The repository is the workspace: the server gives no diagnostics (and so no Facts) outside it (issue 14).
+    await lsp_client.initialize_session(init_params(settings={"jedi": {"enable": False}, "debounceMs": 0}, root=ROOT))
     yield
     await lsp_client.shutdown_session()
 

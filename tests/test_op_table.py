@@ -58,7 +58,7 @@ def test_no_name_is_in_two_rows():
 def test_loader_gives_typed_rows_by_qualified_name():
     table = load_op_table()
     assert table.by_name["torch.sin"] == OpRow("sin", "function", "self", False, "none", None, ("torch.sin", "Tensor.sin"),
-                                               ("Sin", "Sin"), ("Sin", "Sin"), ())
+                                               output_of=("Sin", "Sin"), inplace_output_of=("Sin", "Sin"))
     assert table.by_name["Tensor.exp"].saves_output is True
     assert table.by_name["Tensor.split"].view == "multi"
     assert table.by_name["torch.nn.Linear"].params is True

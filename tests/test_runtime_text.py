@@ -10,6 +10,7 @@ message is compared with each finding's `runtime_error`:
 from __future__ import annotations
 
 import re
+import signal
 import sys
 from pathlib import Path
 
@@ -77,6 +78,20 @@ def compare(predicted: str, actual: str) -> list[str]:
     return problems
 
 
+def run_bounded(text: str, filename: str, seconds: int = 60):
+    """run_program with a time limit: a real-world program that hangs fails its case instead of the suite."""
+    def timeout(signum, frame):
+        raise TimeoutError(f"{filename} ran longer than {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, timeout)
+    signal.alarm(seconds)
+    try:
+        return run_program(text, filename)
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
 def reported(path: Path) -> list:
     return [f for f in check_text(path.read_text(encoding="utf-8"), str(path)).findings if f.runtime_error]
 
@@ -92,14 +107,16 @@ def test_the_cases_cover_every_rule_that_predicts_an_error():
 @pytest.mark.parametrize("path", CASES, ids=lambda p: str(p.relative_to(ROOT)))
 def test_predicted_error_is_the_error_torch_raises(path: Path):
     findings = reported(path)
-    result = run_program(path.read_text(encoding="utf-8"), str(path))
+    result = run_bounded(path.read_text(encoding="utf-8"), str(path))
     assert result.error is not None, "the program ran clean under torch"
-    # torch raises once, at the first error it meets; of several findings, those of that family must be right.
+    # torch raises once, for the first stale save backward unpacks. One finding of that family must be that save's
+    # and agree in every detail; when there are several (several saves made stale), the others are about saves
+    # torch never reached, so they cannot be checked against this message.
     matching = [f for f in findings if family(f.runtime_error) in result.error]
     assert matching, (f"no finding predicts torch's error:\n  torch: {result.error[:200]}\n"
                       + "\n".join(f"  {f.code}: {f.runtime_error[:200]}" for f in findings))
-    for f in matching:
-        assert compare(f.runtime_error, result.error) == [], (f.code, f.runtime_error, result.error)
+    disagreements = [compare(f.runtime_error, result.error) for f in matching]
+    assert [] in disagreements, (result.error, [(f.code, f.runtime_error, d) for f, d in zip(matching, disagreements)])
 
 
 def test_compare_catches_an_invented_node_shape_or_version():
@@ -130,7 +147,7 @@ INLINE = {
 def test_predicted_error_on_small_programs(name: str):
     text = "import torch\nw = torch.rand(4, 3, requires_grad=True)\n" + INLINE[name] + "y.sum().backward()\n"
     (finding,) = [f for f in check_text(text, f"{name}.py").findings if f.runtime_error]
-    result = run_program(text, f"{name}.py")
+    result = run_bounded(text, f"{name}.py")
     assert compare(finding.runtime_error, result.error) == [], (finding.runtime_error, result.error)
     expected_node = {"detach_alias_write": "Mul", "detach_name_write": "Sigmoid"}.get(name)
     said = OUTPUT_OF.search(finding.runtime_error)

@@ -49,10 +49,12 @@ def problems(text: str) -> list[str]:
     for m in CODE_SPAN.finditer(stripped):
         before = stripped[m.start() - 2: m.start()]
         after = stripped[m.end(): m.end() + 2]
-        if re.search(f"[{CJK}]$", before) or re.match(f"[{CJK}]", after):
+        if re.search(f"[{CJK}]\\Z", before) or re.match(f"[{CJK}]", after):
             found.append(f"no space between a Chinese character and {m[0]}")
         if re.fullmatch(f"[{FULL_WIDTH}] ", before) or re.fullmatch(f" [{FULL_WIDTH}]", after):
             found.append(f"space between full-width punctuation and {m[0]}")
+        if before == "\n " or (m.start() == 1 and stripped[0] == " "):
+            found.append(f"space at the start of a line before {m[0]}")
     return found
 
 
@@ -91,6 +93,7 @@ def test_the_checks_catch_what_they_are_for():
     assert problems("它的 .grad 保持 None") == ["code outside a code span '.grad'", "code outside a code span 'None'"]
     assert problems("被`exp`保存") == ["no space between a Chinese character and `exp`"]
     assert problems("梯度， `w` 是叶子张量") == ["space between full-width punctuation and `w`"]
+    assert problems("## 为什么有问题\n `step()` 原地更新参数") == ["space at the start of a line before `step()`"]
     assert problems("原地操作（in-place 操作）改写为 `w = w + 1`（`w` 变成非叶子张量）") == []
 
 

@@ -126,20 +126,6 @@ def _same(built, expected) -> bool:
     return built is not None and expected is not None and _dump(built) == _dump(expected)
 
 
-def _store(tree: ast.expr) -> ast.expr:
-    """A copy of a Name/Tuple/List expression as an assignment target."""
-    tree = ast.parse(ast.unparse(tree), mode="eval").body
-    for n in ast.walk(tree):
-        if isinstance(n, (ast.Name, ast.Tuple, ast.List, ast.Starred, ast.Attribute, ast.Subscript)):
-            n.ctx = ast.Store()
-    for n in ast.walk(tree):  # only the outermost names are stored: attribute/subscript bases are read
-        if isinstance(n, (ast.Attribute, ast.Subscript)):
-            for inner in ast.walk(n.value):
-                if hasattr(inner, "ctx"):
-                    inner.ctx = ast.Load()
-    return tree
-
-
 # ---------------------------------------------------------------- out-of-place rewrites
 def out_of_place(ctx, write, hint, out_of_place_methods: set[str]) -> tuple[Edit, str] | None:
     """`y += v` -> `y = y + (v)` (parenthesised only when needed); `y.add_(1)` -> `y = y.add(1)`.
@@ -177,7 +163,7 @@ def out_of_place(ctx, write, hint, out_of_place_methods: set[str]) -> tuple[Edit
             value = f"({value})"
         name = small.target.value
         new = f"{name} = {name} {symbol} {value}"
-        expected = ast.Assign(targets=[_store(original.target)],
+        expected = ast.Assign(targets=[ast.Name(name, ast.Store())],
                               value=ast.BinOp(left=ast.Name(name, ast.Load()), op=original.op, right=original.value))
     else:
         call = small.value
@@ -341,7 +327,9 @@ def detach_carry(ctx, problem) -> tuple[Edit, str] | None:
     - `out, h = rnn(x, h)` / `y, (h, c) = lstm(x, (h, c))`: a line after it re-binds every carried name of that
       statement: `h, c = h.detach(), c.detach()`;
     - `h = cell(x, h)` followed by `loss = f(h)` (detaching there would cut the loss off the cell): the last line
-      of the loop body re-binds `h = h.detach()`, so the next iteration starts from a detached state.
+      of the loop body re-binds `h = h.detach()`, so the next iteration starts from a detached state;
+    - state kept on an object across calls (`out, self.hidden = self.lstm(x, self.hidden)` in the `forward` the
+      loop calls): detached right after that line, unless the method reads it again (it may return it).
     Tuple state (LSTM `(h, c)`) is detached element by element: `tuple(s.detach() for s in state)`; it is only
     ever applied to the value the loop just produced, so an initial `state = None` is never touched.
     Returns the edit and the carried expression(s) for the message; None when no safe place exists.
@@ -362,10 +350,13 @@ def detach_carry(ctx, problem) -> tuple[Edit, str] | None:
     bound = _bound_names(target)
     if bound is None or carry.name not in bound:
         return None
-    body = loop.body
-    if not isinstance(body, cst.IndentedBlock):
+    # The iteration is the loop body; for object state re-bound in a method the loop calls (`self.hidden`), it
+    # is that method's body: one call per iteration.
+    scope = loop if _contains(loop, stmt) else _function_holding(getattr(carry, "top", None) or problem.top, stmt)
+    if scope is None or not isinstance(scope.body, cst.IndentedBlock):
         return None
-    order = _name_order(ctx, loop, stmt)
+    body = scope.body
+    order = _name_order(ctx, scope, stmt)
     if order is None:
         return None
     before, after_loads, after_stores, continue_after = order
@@ -379,11 +370,13 @@ def detach_carry(ctx, problem) -> tuple[Edit, str] | None:
             continue  # re-bound later in the iteration: that later statement is the carry, not this one
         if name == carry.name:
             kind = _kind(carry.tensor)
-        elif name in before:
-            value = ctx.facts.name_values.get(id(node))
-            kind = "tensor" if value is not None and value.history else None
-        else:
+        elif name not in before:
             kind = None
+        else:
+            # Carried too if a read of it before the re-binding (in the next iteration) finds a tensor with a
+            # graph: `c` in `lstm(x, (h, c))`, `self.c0` in `self.lstm(x, (self.h0, self.c0))`.
+            values = [ctx.facts.name_values.get(id(n)) or ctx.facts.expr_values.get(id(n)) for n in before[name]]
+            kind = "tensor" if any(v is not None and v.history for v in values) else None
         if name == carry.name and kind is None:
             return None
         if kind is not None:
@@ -392,7 +385,7 @@ def detach_carry(ctx, problem) -> tuple[Edit, str] | None:
         return None
     indent = ctx.indent_of(_start_line(ctx, stmt, problem.top))
     if not any(name in after_loads for name, _ in carried):
-        if isinstance(target, cst.Name) and len(carried) == 1:
+        if isinstance(target, (cst.Name, cst.Attribute)) and len(carried) == 1:
             # `h = h_next`: detach the value bound for the next iteration.
             value = small.value
             if carried[0][1] == "tensor":
@@ -400,8 +393,9 @@ def detach_carry(ctx, problem) -> tuple[Edit, str] | None:
             return _detach_tuple_value(ctx, value, problem.top)
         return _insert_after(ctx, stmt, problem.top, indent, carried)
     # The rest of this iteration reads the re-bound name (the loss is computed from it): detach it at the end
-    # of the loop body, the point where it passes into the next iteration.
-    if not any(s is stmt for s in body.body) or continue_after:
+    # of the loop body, the point where it passes into the next iteration. (In a method, the end is a return
+    # whose value the caller may compute the loss from: no fix.)
+    if scope is not loop or not any(s is stmt for s in body.body) or continue_after:
         return None
     return _insert_after(ctx, body.body[-1], problem.top, indent, carried)
 
@@ -431,11 +425,51 @@ def _bound_names(target) -> dict[str, cst.Name] | None:
             stack[:0] = [e.value for e in t.elements]
         elif isinstance(t, cst.StarredElement):
             stack.insert(0, t.value)
+        elif isinstance(t, cst.Attribute) and _dotted(t):
+            out[_dotted(t)] = t  # `self.hidden`
         elif isinstance(t, (cst.Attribute, cst.Subscript)):
-            continue  # `self.h, x[i] = ...`: not a carried name; the names are still fine to detach
+            continue  # `x[i], f().a = ...`: not a carried name; the names are still fine to detach
         else:
             return None
     return out
+
+
+def _dotted(node) -> str:
+    """`self.hidden` for an attribute chain on a name; '' otherwise."""
+    parts = []
+    while isinstance(node, cst.Attribute):
+        parts.append(node.attr.value)
+        node = node.value
+    return ".".join([node.value, *reversed(parts)]) if isinstance(node, cst.Name) and parts else ""
+
+
+def _contains(root, target) -> bool:
+    found = []
+
+    class Finder(cst.CSTVisitor):
+        def on_visit(self, node) -> bool:
+            if node is target:
+                found.append(node)
+            return not found and not isinstance(node, cst.BaseExpression)
+
+    root.visit(Finder())
+    return bool(found)
+
+
+def _function_holding(top, stmt):
+    """The innermost def inside `top` whose own body (not a nested def's) holds `stmt`."""
+    if top is None:
+        return None
+    stack = [(top, None)]
+    while stack:
+        node, holder = stack.pop()
+        if node is stmt:
+            return holder
+        if isinstance(node, cst.BaseExpression):
+            continue
+        inner = node if isinstance(node, cst.FunctionDef) else holder
+        stack.extend((child, inner) for child in node.children)
+    return None
 
 
 def _expression_contexts(ctx, loop):
@@ -450,11 +484,11 @@ def _expression_contexts(ctx, loop):
 def _name_order(ctx, loop, stmt):
     """Reads and bindings of names in one loop iteration relative to `stmt`.
 
-    Returns (names read before or inside `stmt`, names read after it, names bound after it, whether a `continue`
-    of this loop follows it); None if positions cannot be told.
+    Returns (names read before or inside `stmt` with those reads, names read after it, names bound after it,
+    whether a `continue` of this loop follows it); None if positions cannot be told.
     """
     contexts = _expression_contexts(ctx, loop)
-    before: set[str] = set()
+    before: dict[str, list] = {}  # name -> its reads before (or inside) `stmt`
     after_loads: set[str] = set()
     after_stores: set[str] = set()
     state = {"phase": "before", "continue_after": False}
@@ -462,7 +496,7 @@ def _name_order(ctx, loop, stmt):
 
     class Walker(cst.CSTVisitor):
         def _enter(self, node) -> bool:
-            if node is loop:
+            if node is loop:  # the scope: a loop (its test runs every iteration) or a def (its body per call)
                 if isinstance(node, cst.While):
                     node.test.visit(self)
                 node.body.visit(self)
@@ -489,15 +523,23 @@ def _name_order(ctx, loop, stmt):
             if state["phase"] == "after" and not nested:
                 state["continue_after"] = True
 
-        def visit_Name(self, node):
+        def _record(self, node, name: str) -> None:
             kind = contexts.get(node)
             if state["phase"] != "after":
                 if kind == ExpressionContext.LOAD:
-                    before.add(node.value)
+                    before.setdefault(name, []).append(node)
             elif kind == ExpressionContext.LOAD:
-                after_loads.add(node.value)
+                after_loads.add(name)
             elif kind in (ExpressionContext.STORE, ExpressionContext.DEL):
-                after_stores.add(node.value)
+                after_stores.add(name)
+
+        def visit_Name(self, node):
+            self._record(node, node.value)
+
+        def visit_Attribute(self, node):
+            dotted = _dotted(node)
+            if dotted:
+                self._record(node, dotted)
 
     loop.visit(Walker())
     if state["phase"] != "after":

@@ -101,7 +101,7 @@ class ParseCache:
 
 MAX_NESTING = 150  # brackets; CPython refuses 200, libcst's native parser overflows the C stack near 1,000
 MAX_DEPTH = 200  # estimated CST depth (block_shape); our recursive passes fail near 700, libcst crashes later
-MAX_BLOCK_CHARS = 400_000  # libcst needs ~1.3 KB and ~17 us per character of a literal (1 MB: 1.5 GB, 20 s)
+MAX_BLOCK_CHARS = 800_000  # libcst needs ~1.3 KB and ~17 us per character of a literal (1 MB: 1.5 GB, 20 s)
 
 # The tokens of the depth scan; names, numbers and spaces are skipped (the scan runs on every parsed block).
 # Strings and comments are matched whole, so brackets and operators inside them never count; an unterminated

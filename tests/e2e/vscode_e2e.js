@@ -431,6 +431,21 @@ async function main() {
     mark('crashReportedOnce');
     await shot('15-server-crashed');
 
+    // ---- gradguard.showNotifications off: the same failure is only logged ----------------------------
+    const crashingQuiet = path.join(WORK, 'crashing-python-quiet');
+    fs.copyFileSync(crashing, crashingQuiet);
+    fs.chmodSync(crashingQuiet, 0o755);
+    await runCommand(page, 'Notifications: Clear All Notifications');
+    fs.writeFileSync(path.join(ws, '.vscode', 'settings.json'),
+      JSON.stringify({ 'gradguard.interpreter': crashingQuiet, 'gradguard.showNotifications': 'off' }, null, 2));
+    await waitFor(() => readTrace(traceFile).some((e) => e.event === 'serverStarting' && e.python === crashingQuiet), LONG,
+      'the restart with the second crashing interpreter');
+    await waitFor(() => /did not start[^\n]*crashing-python-quiet/.test(extensionLog(ud)), LONG, 'the failure in the log');
+    await sleep(3000);
+    const quietToasts = await page.locator('.notification-toast', { hasText: 'gradguard' }).count();
+    check(quietToasts === 0, `showNotifications off: no notification for the failed start (saw ${quietToasts})`);
+    mark('showNotificationsOffOnlyLogs');
+
     // ---- untrusted-repository check: nothing imported the workspace's gradguard/ ---------------------
     check(!fs.existsSync(marker), `no process imported the workspace's gradguard/ (${fs.existsSync(marker) ? fs.readFileSync(marker, 'utf8') : ''})`);
     mark('noWorkspaceCodeRan');

@@ -52,6 +52,7 @@ _IPY_ARROW = re.compile(r"^-{1,8}> ?(?P<line>\d{1,9}) ?(?P<code>.*)$")
 _ANSI = re.compile(r"\x1b\[[0-9;]{0,20}m")
 _MAX_LINE = 8192  # lines longer than this are never a frame or a tracer line: skip them (keeps every regex linear)
 _MAX_ERRORS = 50
+_MAX_INPUT = 32 * 1024 * 1024  # characters read from the input: a traceback, not a disk
 _ANOMALY = re.compile(r"Error detected in (?P<node>\w+)\. Traceback of forward call that caused the error:")
 _TRACE_EN = re.compile(
     r"saved for (?P<node>\S+) at (?P<sfile>.+?):(?P<sline>\d+) \(version (?P<saved>\d+)\) was modified in place "
@@ -551,10 +552,10 @@ def main(argv: list[str]) -> int:
         return int(exc.code or 0)
     try:
         if opts.input == "-":
-            text = sys.stdin.read()
+            text = sys.stdin.read(_MAX_INPUT)
         else:
             with open(opts.input, encoding="utf-8", errors="replace") as fh:
-                text = fh.read()
+                text = fh.read(_MAX_INPUT)
     except OSError as exc:
         print(f"gradguard explain: {opts.input}: {exc.strerror or exc}", file=sys.stderr)
         return 2

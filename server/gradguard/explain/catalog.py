@@ -111,6 +111,22 @@ KINDS: list[ErrorKind] = [
        "这个张量来自 expand() 等操作，多个元素共享同一块存储（底层内存），原地写入没有确定的结果。",
        "clone() (or .contiguous() / repeat) before writing",
        "写入前复制（`clone()`），或使用 .contiguous() / repeat"),
+    _k("custom-function-view",
+       r"Output (?P<nr>\d{1,9}) of (?P<op>\w{1,200}) is a view and is being modified inplace\. This view was created "
+       r"inside a custom Function",
+       "in-place write on a view returned by a custom autograd Function or a full backward hook",
+       "对自定义 autograd Function（或完整反向钩子）返回的视图做了原地操作",
+       "The tensor was returned by a custom autograd.Function, possibly as its input returned as-is. "
+       "`BackwardHookFunction` is the one torch inserts around a module that has `register_full_backward_hook` "
+       "(Grad-CAM, pruning and profiling tools do this): the module's inputs and outputs become such views, so the "
+       "next in-place op on them (`nn.ReLU(inplace=True)`, `out += x`) is refused.",
+       "这个张量由自定义 autograd.Function 返回（可能是原样返回的输入）。`BackwardHookFunction` 是 torch 在注册了 "
+       "`register_full_backward_hook` 的模块周围插入的函数（Grad-CAM、剪枝和性能分析工具常这样做）：模块的输入和输出"
+       "都变成这种视图，紧随其后的原地操作（`nn.ReLU(inplace=True)`、`out += x`）会被拒绝。",
+       "clone() the output before the in-place op, use the out-of-place form (`inplace=False`, `out = out + x`), or "
+       "use a forward hook / tensor hook instead of register_full_backward_hook",
+       "在原地操作前复制（`clone()`）输出，改用非原地写法（`inplace=False`、`out = out + x`），或用前向钩子 / 张量钩子"
+       "代替 register_full_backward_hook"),
     _k("input-overlap",
        r"some elements of the input tensor and the written-to tensor refer to a single memory location",
        "in-place write whose input overlaps the written-to tensor",

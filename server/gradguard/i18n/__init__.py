@@ -11,9 +11,9 @@ CJK = "\u4e00-\u9fff"
 FULL_WIDTH = "，。：；（）、！？「」《》—"
 _FENCED = re.compile(r"(```.*?```)", re.S)
 _CODE_SPAN = re.compile(r"`[^`\n]+`")
-_CJK_END = re.compile(f"[{CJK}]$")
+_CJK_END = re.compile(f"[{CJK}]\\Z")
 _CJK_START = re.compile(f"[{CJK}]")
-_PUNCT_SPACES_END = re.compile(f"([{FULL_WIDTH}]) +$")
+_PUNCT_SPACES_END = re.compile(f"([{FULL_WIDTH}]) +\\Z")
 _SPACES_PUNCT = re.compile(f" +(?=[{FULL_WIDTH}])")
 
 

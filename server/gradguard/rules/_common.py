@@ -205,6 +205,22 @@ def _foreign(tensor) -> bool:
     return tensor is None or getattr(tensor, "created_by", "") in _FOREIGN or getattr(tensor, "origin", 1) is None
 
 
+def _made_by_plain_op(ctx: RuleContext | None, tensor) -> bool:
+    """Was the tensor made by an op the table knows returns no view (`a * b`, `torch.sigmoid(...)`)? A module's
+    output can be a view (`nn.Linear` on a 3-D input returns one), and an in-place write on a view leaves it named
+    `AsStrided`, whatever the write."""
+    node = getattr(tensor, "origin", None)
+    if isinstance(node, cst.BinaryOperation):
+        return type(node.operator) in _BINARY_DUNDER
+    if ctx is None or not isinstance(node, cst.Call):
+        return False
+    from ..ops import load_op_table
+
+    name = call_qualname(ctx, node)
+    row = load_op_table().get(name) if name else None
+    return row is not None and row.kind == "function" and row.view == "none"
+
+
 def stale_output_of(save, write, ctx: RuleContext | None = None) -> str | None:
     """The X of torch's `which is output 0 of X` for this stale save, when the analysis knows it; None when torch
     prints no X (a saved leaf, an LSTM weight) or the analysis cannot tell which X."""
@@ -229,6 +245,8 @@ def stale_output_of(save, write, ctx: RuleContext | None = None) -> str | None:
         return None
     if tensor.is_leaf is not False or tensor.requires_grad is not True or _foreign(tensor):
         return None  # a leaf prints no node; a foreign tensor may be a view (AsStrided) or anything
+    if not _made_by_plain_op(ctx, tensor):
+        return None
     writes = tensor.counter.writes
     if any(maybe_grad_off(ctx, w) for w in writes if not w.via):
         return None  # a write under no_grad leaves the grad_fn as it was: cannot tell which write was last
@@ -391,9 +409,26 @@ def multi_view_error(ctx: RuleContext, tensor) -> str:
     if isinstance(origin, cst.Subscript):
         origin = origin.value
     name = call_qualname(ctx, origin)
+    if name in ("torch.split", "Tensor.split"):
+        name = _split_kind(origin, name)
     row = load_op_table().get(name) if name else None
     node = row.printed("output_of", name) if row is not None else None
     return f"Output <i> of {node or '<op>'} {MULTI_VIEW_TAIL}"
+
+
+def _split_kind(call, name: str) -> str | None:
+    """`split(2)` is torch's split; `split((1, 3))` is split_with_sizes; a size the code does not spell out: unknown."""
+    positional = [a.value for a in call.args if a.keyword is None]
+    keyword = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
+    index = 1 if name == "torch.split" else 0
+    size = keyword.get("split_size_or_sections", keyword.get("split_size"))
+    if size is None and len(positional) > index:
+        size = positional[index]
+    if isinstance(size, cst.Integer):
+        return name
+    if isinstance(size, (cst.Tuple, cst.List)):
+        return name.replace("split", "split_with_sizes")
+    return None
 
 
 def out_error(op: str) -> str:

@@ -36,13 +36,16 @@ RULE = Rule(
               "h.detach()` after it (`h, c = h.detach(), c.detach()` after `y, (h, c) = lstm(...)`; `state = "
               "tuple(s.detach() for s in state)` for LSTM state, so a `state = None` start still works); when the "
               "rest of the iteration still computes the loss from `h` (`h = cell(x, h)`), that line goes at the "
-              "end of the loop body, so every iteration's gradients still reach the model. No fix is offered when "
-              "a `continue` could skip it. Unsafe: gradients no longer flow into earlier iterations.",
-        "zh": "在携带的状态进入下一轮迭代的地方调用 detach，而不是对计算损失所用的值：`h = h_next` 改为 `h = h_next.detach()`；"
+              "end of the loop body, so every iteration's gradients still reach the model. State kept on the "
+              "object across calls (`self.hidden` re-bound in `forward`) is detached right after that line. No fix "
+              "is offered when a `continue` could skip it or the method returns the state. Unsafe: gradients no "
+              "longer flow into earlier iterations.",
+        "zh": "在携带的状态进入下一轮迭代的地方调用 `detach()`，而不是对计算损失所用的值：`h = h_next` 改为 `h = h_next.detach()`；"
               "`out, h = rnn(x, h)` 之后加一行 `h = h.detach()`（`y, (h, c) = lstm(...)` 之后加 `h, c = h.detach(), c.detach()`；"
               "LSTM 状态用 `state = tuple(s.detach() for s in state)`，因此从 `state = None` 开始也能运行）；"
               "如果本轮之后的代码仍用 `h` 计算损失（`h = cell(x, h)`），这一行放在循环体末尾，每一轮的梯度仍能到达模型。"
-              "若 `continue` 可能跳过它，则不提供修复。不安全修复：梯度不再流入之前的迭代。",
+              "保存在对象上、跨调用携带的状态（在 `forward` 中重新绑定的 `self.hidden`）在那一行之后立即调用 `detach()`。"
+              "若 `continue` 可能跳过它，或方法返回了该状态，则不提供修复。不安全修复：梯度不再流入之前的迭代。",
     },
     runtime_error="Trying to backward through the graph a second time (or directly access saved tensors after they have "
                   "already been freed). Saved intermediate values of the graph are freed when you call .backward() or "

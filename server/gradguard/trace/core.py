@@ -521,6 +521,8 @@ class Tracer:
         that created that module."""
         frame = sys._getframe(2)
         while frame is not None:
+            if _is_user_file(frame.f_code.co_filename):
+                return None  # the user's own code called in: the module is not torch's
             module = frame.f_locals.get("self") if frame.f_code.co_name == "forward" else None
             if module is not None:
                 try:
@@ -529,8 +531,6 @@ class Tracer:
                     site = None
                 if site is not None:
                     return (site[0], site[1], _describe_module(module))
-            if _is_user_file(frame.f_code.co_filename):
-                return None  # the user's own code called in: the module is not torch's
             frame = frame.f_back
         return None
 
@@ -615,7 +615,7 @@ class Tracer:
 
 
 _WRITE_TIME_KINDS = ("view-of-leaf-inplace", "leaf-inplace", "multi-output-view", "multi-output-view-base",
-                     "no-grad-view", "out-argument", "overlapping-write", "input-overlap", "inference-inplace", "inference-saved",
+                     "no-grad-view", "out-argument", "overlapping-write", "input-overlap", "custom-function-view", "inference-inplace", "inference-saved",
                      "inference-requires-grad")
 _WRITE_TIME = [k for k in catalog.KINDS if k.id in _WRITE_TIME_KINDS]
 
