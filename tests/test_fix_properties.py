@@ -35,6 +35,9 @@ HOSTILE = {
     "same_precedence": HEAD + "scores = x.exp()\nscores -= d - 1.0\nscores.sum().backward()\n",
     "power_operand": HEAD + "scores = x.exp()\nscores **= -d\nscores.sum().backward()\n",
     "bitwise_mask": HEAD + "scores = x.exp()\nscores *= m | (scores > 1)\nscores.sum().backward()\n",
+    "function_form": HEAD + "import torch.nn.functional as F\nscores = x.sigmoid()\nF.relu_(scores)\n"
+                     "scores.sum().backward()\n",
+    "function_form_assigned": HEAD + "scores = x.sigmoid()\nscores = torch.relu_(scores)\nscores.sum().backward()\n",
     "multiline_call": HEAD + "scores = x.exp()\nscores.clamp_(\n    min=0.1,\n    max=d,\n)\nscores.sum().backward()\n",
     "leaf_ternary": HEAD + "w = torch.ones(3, requires_grad=True)\nw *= 2.0 if d else 3.0\n(w * x).sum().backward()\n",
     "leaf_backslash": HEAD + "w = torch.ones(3, requires_grad=True)\nw += \\\n    1.0\n(w * x).sum().backward()\n",

@@ -254,3 +254,18 @@ def test_no_fix_when_the_method_returns_the_state_it_rebinds():
     text = STATEFUL.replace("        return self.head(out[:, -1])\n", "        return self.head(out[:, -1]), self.hidden\n")
     text = text.replace("    loss = model(x).pow(2).sum()\n", "    y, _ = model(x)\n    loss = y.pow(2).sum()\n")
     assert only(text, "GG403").fix is None
+
+
+@pytest.mark.parametrize("write,rewritten", [
+    ("F.relu_(h)", "h = F.relu(h)"),  # was `F = F.relu(h)`: re-bound the functional module
+    ("torch.relu_(h)", "h = torch.relu(h)"),  # was `torch = torch.relu(h)`
+    ("h = torch.relu_(h)", "h = torch.relu(h)"),  # was no fix
+    ("F.leaky_relu_(h, 0.1)", "h = F.leaky_relu(h, 0.1)"),
+])
+def test_function_form_in_place_rewrites_the_tensor_not_the_module(write, rewritten):
+    text = ("import torch\nimport torch.nn.functional as F\nx = torch.randn(3, requires_grad=True)\n"
+            f"h = torch.sigmoid(x)\n{write}\nh.sum().backward()\n")
+    finding = only(text, "GG201")
+    assert [e.new_text for e in finding.fix.edits] == [rewritten]
+    fixed = fixed_with(text, finding)
+    assert run_program(fixed).clean, fixed

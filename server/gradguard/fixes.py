@@ -138,11 +138,20 @@ def out_of_place(ctx, write, hint, out_of_place_methods: set[str]) -> tuple[Edit
         return None
     small = stmt.body[0]
     augmented = isinstance(small, cst.AugAssign) and isinstance(small.target, cst.Name)
-    method = (isinstance(small, cst.Expr) and isinstance(small.value, cst.Call)
-              and isinstance(small.value.func, cst.Attribute) and isinstance(small.value.func.value, cst.Name)
-              and small.value.func.attr.value.endswith("_") and small.value.func.attr.value[:-1] in out_of_place_methods)
-    if not (augmented or method):
+    call = _inplace_call(small, out_of_place_methods)
+    if not augmented and call is None:
         return None  # cheap shape test first: a long statement holding many writes costs nothing here
+    receiver = call.func.value if call is not None else None
+    if call is not None and not _is_tensor_name(ctx, write, receiver):
+        # `F.relu_(h)` / `h = torch.relu_(h)`: the function form, on its first argument
+        first = call.args[0].value if call.args and call.args[0].keyword is None and not call.args[0].star else None
+        target = small.targets[0].target if isinstance(small, cst.Assign) else None
+        if (not isinstance(first, cst.Name) or not _is_tensor_name(ctx, write, first)
+                or (target is not None and not (isinstance(target, cst.Name) and target.value == first.value))):
+            return None
+        return _function_out_of_place(ctx, small, call, first.value, hint)
+    if call is not None and not isinstance(small, cst.Expr):
+        return None
     found = text_of(ctx, small, hint)
     if found is None or has_comment_or_continuation(small, found[1]):
         return None
@@ -166,7 +175,6 @@ def out_of_place(ctx, write, hint, out_of_place_methods: set[str]) -> tuple[Edit
         expected = ast.Assign(targets=[ast.Name(name, ast.Store())],
                               value=ast.BinOp(left=ast.Name(name, ast.Load()), op=original.op, right=original.value))
     else:
-        call = small.value
         func = call.func
         name, method = func.value.value, func.attr.value[:-1]
         call_text = text_of(ctx, call, hint)
@@ -184,6 +192,57 @@ def out_of_place(ctx, write, hint, out_of_place_methods: set[str]) -> tuple[Edit
         expected = ast.Assign(targets=[ast.Name(name, ast.Store())],
                               value=ast.Call(func=ast.Attribute(value=out_call.func.value, attr=method, ctx=ast.Load()),
                                              args=out_call.args, keywords=out_call.keywords))
+    if not _same(_parse_statement(new), expected):
+        return None
+    return Edit(span, new), new
+
+
+# In-place functions of torch / torch.nn.functional whose out-of-place twin has the same name without `_`.
+_FUNCTIONAL = {"elu", "leaky_relu", "hardtanh", "rrelu", "threshold", "celu", "selu"}
+
+
+def _inplace_call(small, methods: set[str]) -> cst.Call | None:
+    """The call of `y.add_(1)` / `F.relu_(h)` / `h = torch.relu_(h)`, a statement of its own; else None."""
+    value = small.value if isinstance(small, cst.Expr) else (
+        small.value if isinstance(small, cst.Assign) and len(small.targets) == 1 else None)
+    if not isinstance(value, cst.Call) or not isinstance(value.func, cst.Attribute):
+        return None
+    attr = value.func.attr.value
+    if not attr.endswith("_") or (attr[:-1] not in methods and attr[:-1] not in _FUNCTIONAL):
+        return None
+    return value
+
+
+def _is_tensor_name(ctx, write, node) -> bool:
+    """The node is a plain name the analysis knows as the written tensor (not a module like `F` or `torch`)."""
+    if not isinstance(node, cst.Name):
+        return False
+    return ctx.facts.expr_values.get(id(node)) is not None or ctx.facts.name_values.get(id(node)) is not None or (
+        bool(write.target_name) and write.target_name == node.value)
+
+
+def _function_out_of_place(ctx, small, call, name: str, hint) -> tuple[Edit, str] | None:
+    """`F.relu_(h)` / `h = F.relu_(h)` -> `h = F.relu(h)`: the user's call text with the `_` dropped."""
+    if small.value is not call:
+        return None
+    found = text_of(ctx, small, hint)
+    call_text = text_of(ctx, call, hint)
+    attr_text = text_of(ctx, call.func.attr, hint)
+    if found is None or call_text is None or attr_text is None or has_comment_or_continuation(small, found[1]):
+        return None
+    span, old = found
+    original = _parse_statement(old)
+    cut = _relative(call_text[0], attr_text[0], call_text[1])
+    if original is None or cut is None:
+        return None
+    new_call = call_text[1][:cut[0]] + call.func.attr.value[:-1] + call_text[1][cut[1]:]
+    new = f"{name} = {new_call}"
+    old_call = original.value
+    if not isinstance(old_call, ast.Call) or not isinstance(old_call.func, ast.Attribute):
+        return None
+    expected = ast.Assign(targets=[ast.Name(name, ast.Store())], value=ast.Call(
+        func=ast.Attribute(value=old_call.func.value, attr=old_call.func.attr[:-1], ctx=ast.Load()),
+        args=old_call.args, keywords=old_call.keywords))
     if not _same(_parse_statement(new), expected):
         return None
     return Edit(span, new), new
