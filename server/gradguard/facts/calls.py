@@ -610,6 +610,9 @@ class CallsMixin:
                             created_by=q + ("(..., requires_grad=True)" if requires_grad else "(...)"))
         if q.rsplit(".", 1)[-1] in ("rand", "randn", "zeros", "ones", "empty", "full"):
             t.shape = _literal_shape(positional[:1] if q.endswith("full") else positional)
+        elif q.rsplit(".", 1)[-1] == "eye" and positional and len(positional) <= 2:
+            sizes = _literal_shape(positional)
+            t.shape = None if sizes is None else (sizes if len(sizes) == 2 else sizes * 2)
         return t
 
     # ---- custom autograd.Function ---------------------------------------
@@ -855,6 +858,8 @@ class CallsMixin:
                     # an expand that broadcasts a size-1 (or new) dimension makes elements share memory
                     padded = (1,) * (len(view.shape) - len(t.shape)) + t.shape
                     view.overlapping = any(old == 1 and new > 1 for old, new in zip(padded, view.shape))
+                    view.broadcast_dims = tuple(i for i, (old, new) in enumerate(zip(padded, view.shape))
+                                                if old == 1 and new > 1)
                 return view
             return self.apply_op(row, [t] + positional, node, keywords=keywords, op_name=name)
         if name in NONDIFF:

@@ -119,6 +119,7 @@ class Tensor:
     grad_read: bool = False  # `.grad` of it is read somewhere: its writes are parameter updates
     shape: tuple | None = None  # when the code spells it out with literal sizes
     overlapping: bool = False  # an expand() that broadcasts: several elements share one memory location
+    broadcast_dims: tuple = ()  # which dimensions that expand() broadcast (stride 0)
     inference_call: cst.CSTNode | None = None  # created under this `torch.inference_mode()` call
     inference_top: cst.CSTNode | None = None
     inference_origin: cst.CSTNode | None = None  # the expression that made the inference tensor (views keep it)

@@ -192,7 +192,8 @@ class TensorOpsMixin:
             t.counter.write(w)
             t.storage.silent_writes.append(w)
             return w
-        if t.overlapping and w.kind in ("method", "augassign") and w.op.rstrip("()") not in FILL_LIKE:
+        if t.overlapping and (w.kind in ("method", "augassign") and w.op.rstrip("()") not in FILL_LIKE
+                              or w.kind == "setitem" and _selects_broadcast_dim(w.node, t.broadcast_dims)):
             w.raises = True
             self._problem(Problem("expand-write", w.node, w.stmt, tensor=t, write=w))
             t.counter.write(w)
@@ -381,6 +382,25 @@ class TensorOpsMixin:
 # torch 2.13 by tests/test_inplace_activation_saves.py: `F.leaky_relu(y, inplace=True)` then `y.mul_(2)` makes
 # backward fail with "output 0 of LeakyRelu1". hardtanh/relu6/threshold/silu/hardswish/dropout in place save nothing.
 INPLACE_SAVES_RESULT = frozenset({"relu", "leakyrelu", "elu", "selu", "celu", "rrelu"})
+
+
+def _selects_broadcast_dim(target, dims: tuple) -> bool:
+    """`J[:, i] = v` on an expand() that broadcast dim 0: the written region still has several elements on one
+    memory location, so torch refuses it (fills included, checked on torch 2.13); `J[0] = v` does not.
+    Claimed only for a bare `:` (or an omitted trailing index) on a broadcast dimension."""
+    if not isinstance(target, cst.Subscript) or not dims:
+        return False
+    elements = [e.slice for e in target.slice]
+    if any(isinstance(e, cst.Index) and isinstance(e.value, (cst.Ellipsis, cst.Name)) and
+           (isinstance(e.value, cst.Ellipsis) or e.value.value == "None") for e in elements):
+        return False  # `...` / `None` shift the dimensions
+    for dim in dims:
+        if dim >= len(elements):
+            return True
+        e = elements[dim]
+        if isinstance(e, cst.Slice) and e.lower is None and e.upper is None and e.step is None:
+            return True
+    return False
 
 
 def _activation_key(op_name: str) -> str:
