@@ -403,7 +403,9 @@ class ModulesMixin:
         if kind == "torch.nn.MultiheadAttention":
             return Seq([result_tensor(), result_tensor()])
         if m.row is None and m.cls is None and m.has_params is None:
-            return None
+            # a torch.nn layer the op table does not know (AdaptiveAvgPool2d, PixelShuffle...): what it saves is
+            # not claimed, but its output stays in its input's graph
+            return self._generic_result(tensors, node) if tensors and not grad_off else None
         out = result_tensor()
         if m.saves_output and rg:
             out.history = out.history | {self.save(out, short_kind(kind), site, "output")}
