@@ -169,6 +169,7 @@ class Module:
     parent: "Module | None" = None  # the module holding it (for names like `D.fc1`)
     attr_name: str = ""
     children_path: tuple = ()  # branch path where the container was built (appends elsewhere: unknown)
+    inplace_site: tuple | None = None  # (node, top) of a `m.inplace = True` that made it in-place
 
 
 @dataclass(eq=False)

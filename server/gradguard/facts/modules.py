@@ -328,7 +328,8 @@ class ModulesMixin:
                 # a torch layer inside a container: its saves and in-place writes are located at the line that
                 # built it (`nn.Dropout(inplace=True)` in the Sequential), which is what the user changes
                 saved = self.top, self.layer_site
-                self.top, self.layer_site = child.top, child.ctor
+                site, site_top = child.inplace_site if child.inplace and child.inplace_site else (child.ctor, child.top)
+                self.top, self.layer_site = site_top, site
                 try:
                     value = self.call_module(child, [value], node)
                 finally:

@@ -527,6 +527,7 @@ class Scope(ExpressionsMixin, CallsMixin, TensorOpsMixin, ModulesMixin, Optimize
                     owner.inplace = None
                 else:
                     owner.inplace = flag
+                    owner.inplace_site = (target, self.top)  # `m.inplace = True`: where the layer became in-place
         self.note_assignment((id(owner), attr), f"{_display(target.value)}.{attr}", stmt, value_node, owner)
 
     def run_augassign(self, small: cst.AugAssign, stmt) -> None:
