@@ -272,12 +272,13 @@ class ModulesMixin:
         if name == "add_module" and len(positional) == 2:
             key = first.value if isinstance(first, Literal) else None
             child = positional[1]
-            if key is not None and isinstance(child, Module):
-                if m.container == "Sequential" and m.children is not None:
-                    m.children.append(child)
-                    m.keys = (m.keys or []) + [key]
-                else:
-                    m.attrs[key] = child
+            if isinstance(child, Module) and m.container == "Sequential" and m.children is not None \
+                    and (key is not None or self.path == m.children_path):
+                # `add_module("block{}".format(i + 1), ...)` in a loop: a name we cannot read still appends
+                m.children.append(child)
+                m.keys = (m.keys or [None] * (len(m.children) - 1)) + [key]
+            elif key is not None and isinstance(child, Module):
+                m.attrs[key] = child
             else:
                 m.opaque = True
             m.has_params = self.module_has_params(m)
