@@ -42,6 +42,10 @@ TENSOR_FACTORIES = {
         "ones_like empty_like full_like randint randint_like randperm as_tensor from_numpy normal"
     ).split()
 }
+# torch functions that return a fixed-size tuple of new tensors.
+TUPLE_RESULTS = {"torch.linalg.eigh": 2, "torch.linalg.eig": 2, "torch.linalg.svd": 3, "torch.linalg.qr": 2,
+                 "torch.linalg.slogdet": 2, "torch.svd": 3, "torch.qr": 2, "torch.slogdet": 2, "torch.linalg.lu": 3,
+                 "torch.linalg.lu_factor": 2, "torch.linalg.inv_ex": 2, "torch.linalg.cholesky_ex": 2}
 # Methods of a tensor that make a new, unrelated tensor (no alias, no save).
 FRESH_METHODS = set("new_zeros new_ones new_empty new_full new_tensor".split())
 # Methods that keep the graph but may or may not alias: new values without an alias (a miss, not a false alarm).
@@ -513,6 +517,7 @@ class CallsMixin:
                             s.freed_top = self.top
                             s.freed_path = self.path
                             s.freed_loops = tuple(f.node for f in self.loops)
+                            s.freed_scopes = frozenset(id(a) for a in self.ancestors())
             if isinstance(outputs, Tensor) and retain and keywords.get("create_graph"):
                 return Seq(None, self._generic_result([outputs], node))
             return None
@@ -564,6 +569,10 @@ class CallsMixin:
             args()
             return self._new_module(q, None, None, node)
         positional, keywords = args()
+        arity = TUPLE_RESULTS.get(q)
+        if arity is not None and row is None and flat_tensors(positional):
+            # `vals, vecs = torch.linalg.eigh(a)`: separate tensors in the input's graph (what they save: not claimed)
+            return Seq([self._generic_result(flat_tensors(positional), node) for _ in range(arity)])
         if row is not None and row.kind != "inplace" and row.view in ("view", "multi") and positional \
                 and isinstance(positional[0], Tensor):
             # function forms of view ops (`torch.chunk(y, 2)`, `torch.transpose(y, 0, 1)`) view their first argument

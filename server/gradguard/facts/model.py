@@ -93,6 +93,7 @@ class Save:
     freed_top: cst.CSTNode | None = None
     freed_path: tuple = ()
     freed_loops: tuple = ()  # the loops running when that backward() freed it
+    freed_scopes: frozenset = frozenset()  # ids of the Scope that ran that backward() and of its callers
     expr: cst.CSTNode | None = None  # the expression that produced the saved tensor (for messages)
     tensor: object = None  # the Tensor value (its name may be bound after the save)
     top: cst.CSTNode | None = None

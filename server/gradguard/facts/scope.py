@@ -104,6 +104,7 @@ class Scope(ExpressionsMixin, CallsMixin, TensorOpsMixin, ModulesMixin, Optimize
         self.inference = parent.inference if parent is not None else None  # `torch.inference_mode()` call
         self.returns: list = []
         self.base_path = self.path
+        self.returned = False  # a `return` ran on the function's unconditional path
         self.global_cache: dict[str, object] = {}
         self.inlined = parent is not None and function is not None
         self.layer_site = None  # the constructor of a container child being called (locates its saves and writes)
@@ -233,6 +234,8 @@ class Scope(ExpressionsMixin, CallsMixin, TensorOpsMixin, ModulesMixin, Optimize
     # ---- statements -----------------------------------------------------
     def run_body(self, stmts) -> None:
         for stmt in stmts:
+            if self.returned:
+                break  # a `return` on every path ran: the rest of the body never runs
             self.run_stmt(stmt)
 
     def run_stmt(self, stmt: cst.CSTNode) -> None:
@@ -292,6 +295,8 @@ class Scope(ExpressionsMixin, CallsMixin, TensorOpsMixin, ModulesMixin, Optimize
             value = self.eval(small.value) if small.value is not None else Literal(None)
             self.returns.append(value)
             self.escape(value, small)
+            if self.kind == "function" and self.path == self.base_path:
+                self.returned = True
         elif isinstance(small, cst.Del):
             for target in _names_in(small.target):
                 self.env.pop(target, None)
@@ -307,6 +312,8 @@ class Scope(ExpressionsMixin, CallsMixin, TensorOpsMixin, ModulesMixin, Optimize
         saved_path = self.path
         start_seq = self.new_seq()
         for iteration in range(passes):
+            if self.returned:
+                break
             frame = LoopFrame(stmt, iteration, self, start_seq)
             self.loops.append(frame)
             if iteration > 0:

@@ -270,6 +270,7 @@ class TensorOpsMixin:
                     s.freed_top = self.top
                     s.freed_path = self.path
                     s.freed_loops = tuple(f.node for f in self.loops)
+                    s.freed_scopes = frozenset(id(a) for a in self.ancestors())
 
     def _modules_in(self, history):
         seen = []
@@ -306,8 +307,16 @@ class TensorOpsMixin:
                                           detail={"freed_by": s.freed_by, "carry": carry}, top=carry.top))
                 elif (s.freed_by is not use or self._saved_before_loop(s)) and _compatible(s.path, self.path) \
                         and _compatible(s.freed_path, self.path):
+                    detail = {"freed_by": s.freed_by, "freed_top": getattr(s, "freed_top", None)}
+                    if id(self) not in s.freed_scopes:
+                        # this backward runs inside a helper (`def gdpp_loss(...): loss.backward()`): the call of
+                        # that helper, next to the backward that freed the graph, is the ordering that fails
+                        for node, top, caller in self.call_chain():
+                            if id(caller) in s.freed_scopes:
+                                detail["site"] = (node, top)
+                                break
                     self._problem(Problem("second-backward", use, self.stmt, tensor=t, save=s, use=use,
-                                          detail={"freed_by": s.freed_by, "freed_top": getattr(s, "freed_top", None)}))
+                                          detail=detail))
                 continue
             if s.counter.version != s.version:
                 for w in s.counter.writes_since(s.version):

@@ -67,6 +67,13 @@ def check(ctx):
                 f"before the loop (`{op}` saved a tensor there), which its first run freed. Compute it inside the loop.",
                 f"在循环的下一轮，这个 `backward()` 再次经过第 {s_line} 行在循环之前建立的计算图（`{op}` 在那里保存了张量），"
                 f"而第一轮已经把它释放了。请在循环内重新计算它。")
+        elif problem.detail.get("site") is not None:
+            message = ctx.t(
+                f"The `backward()` this call runs (line {b_line}) goes through the graph built on line {s_line} (`{op}` "
+                f"saved a tensor there), which `backward()` on line {f_line} already freed. Sum the losses and call "
+                f"`backward()` once, or recompute the shared part.",
+                f"这次调用执行的 `backward()`（第 {b_line} 行）经过第 {s_line} 行建立的计算图（`{op}` 在那里保存了张量），"
+                f"而第 {f_line} 行的 `backward()` 已经释放了它。请把损失相加后只调用一次 `backward()`，或者重新计算共享的部分。")
         else:
             message = ctx.t(
                 f"This `backward()` runs through the graph built on line {s_line} (`{op}` saved a tensor there), which "
@@ -88,6 +95,9 @@ def check(ctx):
             f"1. 第 {s_line} 行：`{op}` 为反向传播保存了一个张量。\n"
             f"2. 第 {f_line} 行的 `backward()` 用到了它并将其释放（没有 `retain_graph=True`）。\n"
             f"3. 第 {b_line} 行的 `backward()`{'在下一轮' if same else ''}到达同一个节点，发现保存的张量已被释放，于是报错。")
-        f = ctx.finding(RULE, problem.use, hint, message, related=related, explanation=explanation)
+        where, where_top = problem.detail.get("site") or (problem.use, hint)
+        if where is not problem.use:
+            related.append(ctx.related(problem.use, hint, ctx.t("the second backward runs here", "第二次反向传播在这里执行")))
+        f = ctx.finding(RULE, where, where_top, message, related=related, explanation=explanation)
         if f:
             yield f
