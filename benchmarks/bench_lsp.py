@@ -124,7 +124,7 @@ async def edit_latencies(client, uri: str, text: str, target_line: int, edits: i
                 ],
             )
         )
-        await wait_publish(client, uri, mark, version=version, timeout=60)
+        await wait_publish(client, uri, mark, version=version, timeout=300)
         received = client.published[-1][0]
         for t, p in client.published[mark:]:
             if p.uri == uri and p.version == version:
@@ -142,7 +142,7 @@ async def latency_case(name: str, lines: int, edits: int, tmp: Path) -> tuple[st
     try:
         uri = path.as_uri()
         mark = open_doc(client, uri, text)
-        first = await wait_publish(client, uri, mark, version=1, timeout=120)
+        first = await wait_publish(client, uri, mark, version=1, timeout=max(120, lines // 100))
         # An edit inside one function in the middle of the file.
         target = next(i for i, ln in enumerate(text.split("\n")) if ln.strip().startswith("h = h * 0.") and i > lines // 2)
         values = await edit_latencies(client, uri, text, target, edits, DEBOUNCE_MS)
@@ -232,7 +232,7 @@ async def memory_case(tmp: Path, edits: int) -> tuple[float, float, float]:
                     ],
                 )
             )
-            await wait_publish(client, uri, mark, version=version, timeout=60)
+            await wait_publish(client, uri, mark, version=version, timeout=300)
         return after_first, rss_mb(pid), 0.0
     finally:
         await close(client)
@@ -243,12 +243,17 @@ async def main(argv: list[str]) -> int:
     parser.add_argument("--edits", type=int, default=200)
     parser.add_argument("--memory-edits", type=int, default=1000)
     parser.add_argument("--hovers", type=int, default=30)
+    parser.add_argument("--huge-lines", type=int, default=0,
+                        help="also edit a file of this many lines (100000: more than 5,000 top-level blocks), 20 edits")
     args = parser.parse_args(argv)
     rows = []
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
         for name, lines in (("training script", 300), ("large file", 5000)):
             label, values, _ = await latency_case(name.replace(" ", "_"), lines, args.edits, tmp)
+            rows.append((f"didChange->publish minus debounce, {label}", values))
+        if args.huge_lines:
+            label, values, _ = await latency_case("huge_file", args.huge_lines, min(args.edits, 20), tmp)
             rows.append((f"didChange->publish minus debounce, {label}", values))
         for label, values in (await hover_case(tmp, args.hovers)).items():
             rows.append((label, values))

@@ -73,6 +73,11 @@ def _named_lines(finding: dict, path: str) -> set[int]:
         if isinstance(site, dict) and os.path.realpath(site.get("file", "")) == os.path.realpath(path):
             lines.add(site.get("line"))
             lines.add(site.get("inference_mode_line"))
+        # The call sites that led to a write or a backward() done inside a helper (`update_params()`),
+        # printed under the line as "called from ...".
+        for caller in (site.get("callers") or []) if isinstance(site, dict) else []:
+            if os.path.realpath(caller.get("file", "")) == os.path.realpath(path):
+                lines.add(caller.get("line"))
     return lines
 
 
@@ -117,7 +122,10 @@ def score(items: list[dict], verbose: bool = False) -> dict:
         for finding in res["findings"]:
             named |= _named_lines(finding, item["path"])
         leaked = [marker for marker in TRACER_FRAMES if marker in res["stderr"]]
-        full_reports = res["stderr"].count("gradguard trace: error [") + res["stderr"].count("gradguard trace: warning [silent-write]:")
+        # Full reports start with "gradguard trace: error [" or the silent-write title; brief warnings at
+        # the write are "warning [kind]: <op> at <line> ...".
+        full_reports = (res["stderr"].count("gradguard trace: error [")
+                        + res["stderr"].count("warning [silent-write]: a tensor saved for backward was overwritten"))
         row = {**item, "status": res["status"], "kinds": [f["kind"] for f in res["findings"]],
                "named_lines": sorted(n for n in named if n is not None),
                "named": bool(named & set(item["bug_lines"])), "leaked_frames": leaked,

@@ -257,3 +257,28 @@ def test_reload_in_background_reads_off_the_calling_thread_and_reports_when_done
     thread.join(5)
     assert readers and readers[0] is not threading.main_thread()
     assert sum(len(v) for v in results.marks.values()) == 2 and results.lang == "zh"
+
+
+def test_torch_errors_and_backward_twice_mark_their_lines_in_the_servers_language(workspace):
+    root, program = workspace
+    program.write_text("w = leaf()\nw.add_(1)\nfor i in range(3):\n    h = cell(h)\n    h.sum().backward()\n")
+    findings = [
+        {"kind": "torch-error", "severity": "error", "error": "leaf-inplace",
+         "raised": {"file": str(program), "line": 2, "op": "add_"}, "write": {"file": str(program), "line": 2, "op": "add_"},
+         "i18n": {"en": {"message": "in-place write on a leaf at train.py:2"}, "zh": {"message": "train.py:2：叶子张量"}}},
+        {"kind": "backward-twice", "severity": "error", "save": {"file": str(program), "line": 4, "node": "X"},
+         "backward": {"file": str(program), "line": 5, "call": 2}, "carry": {"file": str(program), "line": 4, "code": "h = cell(h)"},
+         "i18n": {"en": {"message": "backward() at train.py:5 (call #2) went through a freed graph"},
+                  "zh": {"message": "train.py:5 的 backward()（第 2 次调用）经过了已释放的计算图"}}},
+    ]
+    marks = read_trace_file(write_trace(root, findings))
+    assert sorted(m.line + 1 for m in marks) == [2, 4, 5]
+    results = TraceResults()
+    results.marks = {os.path.normpath(program): marks}
+    lines = program.read_text().split("\n")
+    en = {d.range.start.line + 1: d.message for d in results.diagnostics(str(program), lines, lambda t, c: c, "en")}
+    zh = {d.range.start.line + 1: d.message for d in results.diagnostics(str(program), lines, lambda t, c: c, "zh")}
+    assert en[2].startswith("at runtime: torch raised here: in-place write on a leaf tensor that requires grad")
+    assert "without .detach()" in en[4] and "earlier backward() freed" in en[5]
+    assert not any(CJK.search(m) for m in en.values())
+    assert zh[2].startswith("运行时：torch 在这里报错：对需要梯度的叶子张量") and all(CJK.search(m) for m in zh.values())

@@ -258,7 +258,9 @@ def test_trace_json_schema(tmp_path, capsys):
     finding = doc["findings"][0]
     assert set(finding) >= {"kind", "message", "save", "write", "tensor", "versions"}
     assert set(finding["save"]) == {"file", "line", "node"}
-    assert set(finding["write"]) == {"file", "line", "op"}
+    assert {"file", "line", "op"} <= set(finding["write"]) <= {"file", "line", "op", "callers"}
+    assert set(finding["i18n"]) == {"en", "zh"} and finding["i18n"]["en"]["message"] == finding["message"]
+    assert finding["count"] == 1
     assert set(finding["tensor"]) == {"shape", "dtype"}
     assert set(finding["versions"]) == {"saved", "now"}
     assert finding["tensor"] == {"shape": [3], "dtype": "float32"}

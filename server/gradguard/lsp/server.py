@@ -322,9 +322,11 @@ class GradguardServer(LanguageServer):
 
     def _analyse(self, snap: Snapshot, settings: Settings) -> Analysis:
         """Runs on the engine thread."""
+        if not self.in_workspace(snap):  # before reading any pyproject.toml above that file
+            return Analysis(snap, Report(snap.path), self.lang_for(settings), Positions(snap, self.workspace.position_codec))
         config = self.config_for(snap.path, settings)
         lang = self.lang_for(settings, config)
-        if (os.path.isabs(snap.path) and self.excluded(snap.path, config)) or not self.in_workspace(snap):
+        if os.path.isabs(snap.path) and self.excluded(snap.path, config):
             return Analysis(snap, Report(snap.path), lang, Positions(snap, self.workspace.position_codec))
         self.engine.read_roots = tuple(self.workspace_roots()) or None
         report = self.engine.check(snap.text, snap.path, config, lang)

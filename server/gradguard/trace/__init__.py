@@ -21,15 +21,22 @@ redoes autograd's version check (the hooks switch the built-in one off). See cor
 Findings
 --------
 * ``stale-save`` (error): backward needed a saved tensor whose version changed after the save.
-  Raised from backward as ``RuntimeError`` whose first line is torch's own message
-  ("one of the variables needed for gradient computation has been modified by an inplace
-  operation: [torch.FloatTensor [1, 1]], which is output 0 of AsStrided, is at version 3;
-  expected version 2 instead. Hint: ...") followed by ``gradguard:`` lines naming the save line,
-  the write line and the likely reason. The in-place write itself is also reported as a warning
-  when it happens (``--no-write-warnings`` turns that off).
+  Raised from backward as ``RuntimeError`` whose first line is torch's own message, then one
+  ``gradguard:`` line naming the save line and the write line. A one-line warning is printed at
+  the write itself (``--no-write-warnings`` turns that off).
 * ``silent-write`` (warning; an error with ``--strict``): backward read a saved tensor whose
   storage was written after the save without a version bump (``.data`` writes, ``fused=True``
   optimizers). Torch raises nothing and the gradient is wrong.
+* ``backward-twice`` (error): backward() reached a graph an earlier backward() freed; names both
+  backward() calls, the line that built the graph and the state carried without ``.detach()``.
+* ``torch-error`` (error): an autograd error torch raises at the line itself (leaf and view-of-leaf
+  writes, unbind/split/chunk views, no_grad views, ``out=``, inference tensors, expanded or
+  overlapping writes, custom-Function views); the line, the torch module that did the write and
+  where it was constructed, where an inference tensor was made. Kept only when the error reaches
+  the top (an error the program catches is not a finding).
+
+Each finding's full report is printed once, at the end (after the program's traceback); a finding
+hit again in a loop is counted, not repeated. The tracer's own frames are taken out of tracebacks.
 
 Output
 ------
@@ -45,15 +52,22 @@ trace.json schema (version 1; read by the language server; fields are only ever 
       "version": 1,
       "findings": [
         {
-          "kind": "stale-save" | "silent-write",
+          "kind": "stale-save" | "silent-write" | "backward-twice" | "torch-error",
           "severity": "error" | "warning",
           "message": str,                        # one line, in the requested language
-          "save":  {"file": str, "line": int, "node": str | null},   # node: e.g. "AddmmBackward0"
-          "write": {"file": str, "line": int, "op": str} | null,     # null: write not seen
-          "tensor": {"shape": [int, ...], "dtype": str},             # dtype like "float32"
-          "versions": {"saved": int, "now": int},
-          "why": str,                            # optional extras: likely reason and fix
-          "fix": str
+          "save":  {"file", "line", "node": str | null} | null,   # torch-error/backward-twice: may be null
+          "write": {"file", "line", "op", "callers"?: [{"file", "line"}]} | null,
+          "tensor": {"shape": [int, ...], "dtype": str} | null,
+          "versions": {"saved": int, "now": int} | null,
+          "why": str, "fix": str,
+          "i18n": {"en": {"message", "why", "fix"}, "zh": {...}},   # every language: the server picks its own
+          "count": int,                          # times the program hit it
+          # optional, by kind:
+          "error": str,                          # torch-error: the id in gradguard explain's catalog
+          "raised": {"file", "line", "op", "callers"?},
+          "module": {"file", "line", "module"},  # the torch module that wrote, where it was constructed
+          "created": {"file", "line", "op", "inference_mode_line"?},
+          "freed_by": {"file", "line", "call", "callers"?}, "backward": {...}, "carry": {"file", "line", "code"}
         }
       ],
       "argv": [str, ...],                        # optional: the traced program and its args
@@ -62,7 +76,9 @@ trace.json schema (version 1; read by the language server; fields are only ever 
 
 Files are absolute paths, lines are 1-based. ``save`` is the user line whose forward op saved
 the tensor; ``write`` the user line of the in-place write (for writes done inside torch, e.g.
-``opt.step()``, the user line that called into torch).
+``opt.step()``, the user line that called into torch; ``callers`` the user call sites above it).
+
+In IPython / Jupyter: ``%load_ext gradguard`` traces the cells that follow (see notebook.py).
 
 Limits: the watcher sees writes made through torch's Python API (methods ending in ``_``,
 ``x[...] = v``, augmented assignment, ``out=``, ``inplace=True`` functionals, ``_foreach_*_`` and

@@ -85,6 +85,25 @@ def _user_frame(depth: int = 2) -> tuple[str, int, str]:
     return "<unknown>", 0, via
 
 
+def _callers(depth: int = 2, limit: int = 3) -> tuple:
+    """((file, line), ...): the user frames that called the innermost user frame, innermost first (the
+    call sites that lead to a write done inside a helper such as `update_params()`)."""
+    frame = sys._getframe(depth)
+    found = []
+    seen_user = False
+    while frame is not None and len(found) < limit:
+        filename = frame.f_code.co_filename
+        user = _IS_USER.get(filename)
+        if user is None:
+            user = _IS_USER[filename] = _is_user_file(filename)
+        if user:
+            if seen_user:
+                found.append((filename, frame.f_lineno))
+            seen_user = True
+        frame = frame.f_back
+    return tuple(found)
+
+
 def _module_of(filename: str) -> str:
     """torch/optim/adadelta.py -> torch.optim.adadelta"""
     if not filename.startswith(_TORCH_DIR):
@@ -138,6 +157,7 @@ class InplaceWrite:
     start: int
     end: int  # byte range written (over-approximated by the tensor's extent)
     module: tuple | None = None  # (file, line, "nn.ReLU(inplace=True)"): the torch module that wrote, where it was made
+    callers: tuple = ()  # ((file, line), ...): user call sites leading to the write, innermost first
 
 
 def _extent(t: torch.Tensor) -> tuple[int, int]:
@@ -290,7 +310,7 @@ class Tracer:
         self.writes: dict[int, deque] = {}  # storage key -> recent InplaceWrite
         self.findings: list[report.TraceFinding] = []
         self.backward_calls = 0
-        self.backward_sites: deque = deque(maxlen=64)  # (number, file, line, retain_graph)
+        self.backward_sites: deque = deque(maxlen=64)  # (number, file, line, retain_graph, callers)
         self._backward_now = 0  # number of the backward() call running, 0 outside backward
         self._warned: set = set()
         self._keys: dict[tuple, report.TraceFinding] = {}  # one finding per (kind, lines)
@@ -428,7 +448,7 @@ class Tracer:
         retain = kwargs.get("retain_graph")
         if retain is None and len(args) > 2 and isinstance(args[2], bool):
             retain = args[2]
-        self.backward_sites.append((self.backward_calls, file, line, bool(retain)))
+        self.backward_sites.append((self.backward_calls, file, line, bool(retain), _callers(3)))
         return self.backward_calls
 
     def _watched_call(self, func, args, kwargs, target, op=None):
@@ -447,10 +467,11 @@ class Tracer:
         file, line, via = _user_frame(3)
         op = op or _op_name(func)
         module = self._module_site() if via.startswith(_TORCH_DIR + "nn" + os.sep) else None
+        callers = _callers(3)
         for t, key, before in hits:
             start, end = _extent(t)
             write = InplaceWrite(seq, file, line, op, _module_of(via), before, t._version,
-                                 start, end, module)
+                                 start, end, module, callers)
             log = self.writes.get(key)
             if log is None:
                 log = self.writes[key] = deque(maxlen=_WRITE_LOG_LIMIT)
@@ -555,7 +576,7 @@ class Tracer:
             file, line, _ = _user_frame(3)
             created = self._created_site(args, kwargs) if kind.id.startswith("inference") else None
             finding = report.torch_error(kind=kind, torch_message=text.split("\n")[0], file=file, line=line,
-                                         op=_op_name(func), created=created,
+                                         op=_op_name(func), created=created, callers=_callers(3),
                                          module=self._module_site() if kind.id != "inference-saved" else None,
                                          lang=self.lang)
         if len(self._pending) >= 64:  # errors the program caught keep their frames alive: keep few
@@ -563,7 +584,7 @@ class Tracer:
         self._pending[id(exc)] = (exc, finding)
 
     def _backward_twice(self, text: str, args, kwargs):
-        current = self.backward_sites[-1] if self.backward_sites else (self.backward_calls, "<unknown>", 0, False)
+        current = self.backward_sites[-1] if self.backward_sites else (self.backward_calls, "<unknown>", 0, False, ())
         freed = _find_freed(_graph_roots(args, kwargs), current[0])
         freed_site = None
         if freed is not None:

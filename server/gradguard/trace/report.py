@@ -184,7 +184,7 @@ T = {
         "summary": "gradguard trace: {n} finding(s), written to {path}",
         "error_at": "gradguard trace: error", "colon": ": ",
         "detach_or_tuple": "{a}` or, for an (h, c) tuple, `{b}",
-        "sep": "; ", "created": "created", "module": "module",
+        "sep": "; ", "created": "created", "module": "module", "called_from": "called from {locs}",
         "msg_created": "the inference tensor was created under inference_mode at {loc}",
         "msg_scope": " (inference mode entered at line {line})",
         "msg_module": "the write is done by the {module} created at {loc}",
@@ -274,7 +274,7 @@ T = {
         "summary": "gradguard trace: {n} 个发现，已写入 {path}",
         "error_at": "gradguard trace: 错误", "colon": "：",
         "detach_or_tuple": "{a}`；如果是 (h, c) 元组，用 `{b}",
-        "sep": "；", "created": "创建", "module": "模块",
+        "sep": "；", "created": "创建", "module": "模块", "called_from": "调用自 {locs}",
         "msg_created": "这个推理张量（inference tensor）在 {loc} 的 inference_mode 中创建",
         "msg_scope": "（第 {line} 行进入推理模式）",
         "msg_module": "写入由 {loc} 创建的 {module} 完成",
@@ -415,6 +415,8 @@ def stale_save(*, tensor, node, save_file, save_line, saved_version, now, write,
         backward_sites=backward_sites)
     write_json = ({"file": os.path.abspath(write.file), "line": write.line, "op": write.op}
                   if write is not None else None)
+    if write is not None and write.callers:
+        write_json["callers"] = _callers_json(write.callers)
     module = _module_json(write.module) if write is not None else None
     return TraceFinding(module=module, **_stale_fields(parts, save_file, save_line, node, write_json, tensor,
                                                         saved_version, now, torch_message, i18n))
@@ -448,6 +450,8 @@ def _stale_parts(*, tensor, node, save_file, save_line, saved_version, now, writ
         write_line = (f"{_loc(write.file, write.line)}  {_source(write.file, write.line)}\n"
                       f"           " + tr["write_by"].format(op=write.op, via=via, a=write.version_before,
                                                              b=write.version_after))
+        if write.callers:
+            write_line += "\n           " + tr["called_from"].format(locs=_called_from(tr, write.callers))
         if write.module is not None:
             m = write.module
             message += tr["sep"] + tr["msg_module"].format(module=m[2], loc=_loc(m[0], m[1]))
@@ -469,7 +473,7 @@ def _why_stale(tr, lang, tensor, node, save_file, save_line, write, saved, now, 
         between = [site for site in sites[:-1] if site[0] > k_at_save] if current else []
         if current is not None and any(site[1:3] == current[1:3] for site in between):
             # The failing backward() line already ran once since the save: an earlier iteration's graph.
-            n, bfile, bline, _ = current
+            n, bfile, bline = current[:3]
             bline_text = f" ({_loc(bfile, bline)})" if lang == "en" else f"（{_loc(bfile, bline)}）"
             common = dict(save=save_line, k=_nth(k_at_save + 1, lang), n=_nth(n, lang), bline=bline_text,
                           write=write.line)
@@ -512,7 +516,8 @@ def silent_write(*, tensor, node, save_file, save_line, version, write, lang) ->
     return TraceFinding(
         kind="silent-write", severity="warning", message=parts["message"],
         save={"file": os.path.abspath(save_file), "line": save_line, "node": node},
-        write={"file": os.path.abspath(write.file), "line": write.line, "op": write.op},
+        write={"file": os.path.abspath(write.file), "line": write.line, "op": write.op,
+               **({"callers": _callers_json(write.callers)} if write.callers else {})},
         tensor={"shape": _shape(tensor), "dtype": _dtype(tensor)}, versions={"saved": version, "now": version},
         why=parts["why"], fix=parts["fix"], text=parts["text"], error_text=parts["text"], i18n=i18n,
         module=_module_json(write.module),
@@ -535,16 +540,20 @@ def _silent_parts(*, tensor, node, save_file, save_line, version, write, lang) -
     via = tr["via"].format(mod=write.via) if write.via else ""
     write_line = (f"{_loc(write.file, write.line)}  {source}\n           "
                   + tr["write_by_nobump"].format(op=write.op, via=via, a=version))
+    if write.callers:
+        write_line += "\n           " + tr["called_from"].format(locs=_called_from(tr, write.callers))
     text = _block(tr, tr["warning_prefix"] + ": " + tr["silent_title"], shape, dtype, node_text, save_file,
                   save_line, version, write_line, tr["now_line"].format(now=version, saved=version), why, fix)
     return {"message": message, "why": why, "fix": fix, "text": text}
 
 
-def torch_error(*, kind, torch_message, file, line, op, lang, created=None, module=None) -> TraceFinding:
+def torch_error(*, kind, torch_message, file, line, op, lang, created=None, module=None, callers=()) -> TraceFinding:
     """An autograd error torch raised at the line itself (leaf, view, out=, inference, overlap)."""
     parts, i18n = _in_all_languages(_torch_error_parts, lang, kind=kind, torch_message=torch_message,
-                                    file=file, line=line, op=op, created=created, module=module)
+                                    file=file, line=line, op=op, created=created, module=module, callers=callers)
     site = {"file": os.path.abspath(file), "line": line, "op": op}
+    if callers:
+        site["callers"] = _callers_json(callers)
     saves = kind.id == "inference-saved"  # raised by the op that would save the tensor, not by a write
     return TraceFinding(
         kind="torch-error", severity="error", message=parts["message"], error=kind.id, raised=site,
@@ -591,11 +600,19 @@ def _inference_scope(path: str, line: int) -> int | None:
     return best
 
 
+def _callers_json(callers) -> list[dict]:
+    return [{"file": os.path.abspath(f), "line": n} for f, n in callers or ()]
+
+
+def _called_from(tr, callers) -> str:
+    return ", ".join(_loc(f, n) for f, n in callers)
+
+
 def _module_json(module) -> dict | None:
     return {"file": os.path.abspath(module[0]), "line": module[1], "module": module[2]} if module else None
 
 
-def _torch_error_parts(*, kind, torch_message, file, line, op, lang, created=None, module=None) -> dict:
+def _torch_error_parts(*, kind, torch_message, file, line, op, lang, created=None, module=None, callers=()) -> dict:
     tr = _t(lang)
     title = kind.title[lang]
     message = tr["msg_raised"].format(title=title, loc=_loc(file, line), op=op)
@@ -609,6 +626,8 @@ def _torch_error_parts(*, kind, torch_message, file, line, op, lang, created=Non
         message += tr["sep"] + tr["msg_module"].format(module=module[2], loc=_loc(module[0], module[1]))
     rows = [f"{tr['error_at']} [{kind.id}]{tr['colon']}{title}",
             _row(tr["line"], f"{_loc(file, line)}  {_source(file, line)}")]
+    if callers:
+        rows.append(_row("", tr["called_from"].format(locs=_called_from(tr, callers))))
     if created is not None:
         rows.append(_row(tr["created"], f"{_loc(created[0], created[1])}  {_source(created[0], created[1])}"))
         if scope is not None:
@@ -634,22 +653,24 @@ def backward_twice(*, torch_message, node, build, freed_site, current, lang) -> 
                      "detach": detach}
     parts, i18n = _in_all_languages(_twice_parts, lang, node=node, build=build, freed_site=freed_site,
                                     current=current, carry=carry)
-    number, cfile, cline, _ = current
+    number, cfile, cline = current[:3]
     return TraceFinding(
         kind="backward-twice", severity="error", message=parts["message"],
         save={"file": os.path.abspath(build[0]), "line": build[1], "node": node} if build else None,
         write=None, tensor=None, versions=None, why=parts["why"], fix=parts["fix"], text=parts["text"],
         error_text=torch_message,
-        freed_by=({"file": os.path.abspath(freed_site[1]), "line": freed_site[2], "call": freed_site[0]}
+        freed_by=({"file": os.path.abspath(freed_site[1]), "line": freed_site[2], "call": freed_site[0],
+                   **({"callers": _callers_json(freed_site[4])} if len(freed_site) > 4 and freed_site[4] else {})}
                   if freed_site else None),
-        backward={"file": os.path.abspath(cfile), "line": cline, "call": number},
+        backward={"file": os.path.abspath(cfile), "line": cline, "call": number,
+                  **({"callers": _callers_json(current[4])} if len(current) > 4 and current[4] else {})},
         carry={k: carry[k] for k in ("file", "line", "code")} if carry else None, i18n=i18n,
     )
 
 
 def _twice_parts(*, node, build, freed_site, current, carry, lang) -> dict:
     tr = _t(lang)
-    number, cfile, cline, _ = current
+    number, cfile, cline = current[:3]
     cur = tr["bw_call"].format(loc=_loc(cfile, cline), n=_nth(number, lang))
     cur_line = tr["bw_line"].format(line=cline, n=_nth(number, lang))
     if freed_site is not None:
@@ -677,8 +698,12 @@ def _twice_parts(*, node, build, freed_site, current, carry, lang) -> dict:
     if freed_site is not None:
         rows.append(_row(tr["freed"], f"{_loc(freed_site[1], freed_site[2])}  {_source(freed_site[1], freed_site[2])}   "
                                       + tr["paren"].format(tr["call"].format(n=_nth(freed_site[0], lang)))))
+    if freed_site is not None and len(freed_site) > 4 and freed_site[4]:
+        rows.append(_row("", tr["called_from"].format(locs=_called_from(tr, freed_site[4]))))
     rows.append(_row(tr["again"], f"{_loc(cfile, cline)}  {_source(cfile, cline)}   "
                                   + tr["paren"].format(tr["call"].format(n=_nth(number, lang)))))
+    if len(current) > 4 and current[4]:
+        rows.append(_row("", tr["called_from"].format(locs=_called_from(tr, current[4]))))
     if carry is not None:
         rows.append(_row(tr["carried"], f"{_loc(build[0], carry['line'])}  {carry['code']}"))
     rows += [_row(tr["why"], why), _row(tr["fix"], fix)]
