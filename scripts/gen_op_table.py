@@ -228,7 +228,7 @@ row("softmax", "function", ("torch.softmax Tensor.softmax torch.nn.functional.so
 row("log_softmax", "function", ("torch.log_softmax Tensor.log_softmax torch.nn.functional.log_softmax", ROW1))
 row("var", "function", ("torch.var Tensor.var", UNARY))
 row("std", "function", ("torch.std Tensor.std", UNARY))
-row("norm", "function", ("torch.norm Tensor.norm torch.linalg.vector_norm", UNARY))
+row("norm", "function", ("torch.norm Tensor.norm torch.linalg.vector_norm torch.linalg.norm", UNARY))
 row("cumsum", "function", ("torch.cumsum Tensor.cumsum", ROW1))
 row("cumprod", "function", ("torch.cumprod Tensor.cumprod", ROW1))
 row("matmul", "function",
