@@ -171,6 +171,8 @@ class Module:
     attr_name: str = ""
     children_path: tuple = ()  # branch path where the container was built (appends elsewhere: unknown)
     inplace_site: tuple | None = None  # (node, top) of a `m.inplace = True` that made it in-place
+    inference_call: cst.CSTNode | None = None  # built under `torch.inference_mode()`: its parameters are inference tensors
+    inference_top: cst.CSTNode | None = None
 
 
 @dataclass(eq=False)

@@ -60,6 +60,8 @@ class ModulesMixin:
         m = Module(kind, row, has_params, Counter(label=f"parameters of {kind}", known_start=False), Storage(),
                    ctor=node, top=self.top)
         m.params_counter.owner = m
+        if self.inference is not None:
+            m.inference_call, m.inference_top = self.inference, self.top
         return m
 
     def eval_module_ctor(self, node: cst.Call, q: str, evaluated):
@@ -382,6 +384,8 @@ class ModulesMixin:
                 owner = m.params_counter.owner or m
                 p = Tensor(m.params_counter, m.params_storage, True, True,
                            name=f"the parameters of `{owner.name or short_kind(owner.kind)}`", module_params=owner)
+                if m.inference_call is not None:  # a layer built under inference_mode(): inference parameters
+                    p.inference_call, p.inference_top, p.inference_origin = m.inference_call, m.inference_top, m.ctor
                 saves.add(self.save(p, short_kind(m.kind), site, "parameters"))
             if tensors and m.saves_input in ("self", "all", "operands") and (trainable or any_rg):
                 for i, t in enumerate(tensors[:1] if m.saves_input == "self" else tensors):

@@ -11,7 +11,10 @@ from . import RuleContext
 
 
 def name_of(tensor, fallback: str = "the tensor") -> str:
-    return f"`{tensor.name}`" if tensor is not None and tensor.name else fallback
+    if tensor is None or not tensor.name:
+        return fallback
+    # labels the analysis makes ("the parameters of `G`") already carry their code spans
+    return tensor.name if "`" in tensor.name else f"`{tensor.name}`"
 
 
 def created_line(ctx: RuleContext, tensor, hint) -> int:
