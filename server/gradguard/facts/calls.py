@@ -517,7 +517,7 @@ class CallsMixin:
                             s.freed_top = self.top
                             s.freed_path = self.path
                             s.freed_loops = tuple(f.node for f in self.loops)
-                            s.freed_scopes = frozenset(id(a) for a in self.ancestors())
+                            s.freed_scopes = frozenset(a.serial for a in self.ancestors())
             if isinstance(outputs, Tensor) and retain and keywords.get("create_graph"):
                 return Seq(None, self._generic_result([outputs], node))
             return None

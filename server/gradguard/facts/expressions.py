@@ -98,7 +98,7 @@ class ExpressionsMixin:
                 return QualRef(q)
             if q is not None:  # a class imported from the user's other file (`from model import Net`)
                 value = ClassRef(self.a.classes[q])
-        self.note_read((id(self), name), value, node)
+        self.note_read((self.serial, name), value, node)
         self.record_name(node, value)
         return value
 

@@ -95,6 +95,17 @@ class Facts:
             problem.top = problem.write.top
         key = (problem.kind, id(problem.node), id(problem.save.node) if problem.save else None, id(problem.carry))
         if key in self._seen_problems:
+            # the same problem met in several contexts (a helper run from two callers, or on its own): the one
+            # that knows the call where it goes wrong wins, whatever order the contexts ran in
+            if problem.detail.get("site") is not None:
+                for i, old in enumerate(self.problems):
+                    if self._key(old) == key and old.detail.get("site") is None:
+                        self.problems[i] = problem
+                        break
             return
         self._seen_problems.add(key)
         self.problems.append(problem)
+
+    @staticmethod
+    def _key(problem: Problem) -> tuple:
+        return (problem.kind, id(problem.node), id(problem.save.node) if problem.save else None, id(problem.carry))

@@ -82,7 +82,7 @@ class OptimizersMixin:
                           optimizer_name=opt_name or "", top=self.top)
                 w.loops = tuple(f.node for f in self.loops)
                 w.call_chain = self.call_chain()
-                w.scope_id = id(self)
+                w.scope_id = self.serial
                 if opt.fused:
                     group.params_storage.silent_writes.append(w)
                 else:
@@ -92,7 +92,7 @@ class OptimizersMixin:
                           target_name=group.name, optimizer_name=opt_name or "", top=self.top)
                 w.loops = tuple(f.node for f in self.loops)
                 w.call_chain = self.call_chain()
-                w.scope_id = id(self)
+                w.scope_id = self.serial
                 if opt.fused:
                     group.storage.silent_writes.append(w)
                 else:

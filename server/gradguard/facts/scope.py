@@ -7,6 +7,7 @@ Expressions, calls, tensor ops, nn modules and optimizers are mixins in the file
 """
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 
 import libcst as cst
@@ -32,6 +33,9 @@ from .tensors import TensorOpsMixin, flat_tensors
 
 # Words in an `if` test that make its arms mode-dependent (training vs eval, grad vs no grad, scripting).
 GUARD_WORDS = ("training", "grad", "inference", "is_scripting", "is_tracing", "jit", "inplace", "export", "compil")
+
+
+_SCOPE_SERIALS = itertools.count(1)
 
 
 @dataclass(eq=False)
@@ -79,6 +83,7 @@ class Scope(ExpressionsMixin, CallsMixin, TensorOpsMixin, ModulesMixin, Optimize
     def __init__(self, analysis, kind: str, grad: str, function: cst.CSTNode | None = None, class_info=None,
                  parent: "Scope | None" = None, enclosing: "Scope | None" = None, self_value=None, top=None):
         self.a = analysis
+        self.serial = next(_SCOPE_SERIALS)  # never reused (ids of finished scopes are)
         self.facts = analysis.facts
         self.ops = analysis.ops
         self.kind = kind
@@ -354,7 +359,7 @@ class Scope(ExpressionsMixin, CallsMixin, TensorOpsMixin, ModulesMixin, Optimize
             if loop not in owner:
                 continue
             if obj is None:
-                if key[0] != id(self):
+                if key[0] != self.serial:
                     continue
                 value = self.env.get(key[1])
             else:
@@ -419,9 +424,9 @@ class Scope(ExpressionsMixin, CallsMixin, TensorOpsMixin, ModulesMixin, Optimize
 
     def join_envs(self, before: dict, arms: list[dict]) -> dict:
         """After a branch: a name keeps a value only if every arm agrees on it (or on a joinable value)."""
-        names = set(before)
+        names = dict.fromkeys(before)  # ordered: joining in a hash-seed order made results vary between runs
         for arm in arms:
-            names |= set(arm)
+            names.update(dict.fromkeys(arm))
         joined = {}
         for name in names:
             values = [arm.get(name, before.get(name)) for arm in arms]
@@ -472,7 +477,7 @@ class Scope(ExpressionsMixin, CallsMixin, TensorOpsMixin, ModulesMixin, Optimize
             self.record_name(target, value)
             if isinstance(value, (Tensor, Module, Instance)) and not value.name:
                 value.name = name
-            self.note_assignment((id(self), name), name, stmt, value_node)
+            self.note_assignment((self.serial, name), name, stmt, value_node)
         elif isinstance(target, (cst.Tuple, cst.List)):
             elements = [e.value for e in target.elements]
             items = None

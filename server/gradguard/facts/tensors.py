@@ -270,7 +270,7 @@ class TensorOpsMixin:
                     s.freed_top = self.top
                     s.freed_path = self.path
                     s.freed_loops = tuple(f.node for f in self.loops)
-                    s.freed_scopes = frozenset(id(a) for a in self.ancestors())
+                    s.freed_scopes = frozenset(a.serial for a in self.ancestors())
 
     def _modules_in(self, history):
         seen = []
@@ -308,11 +308,11 @@ class TensorOpsMixin:
                 elif (s.freed_by is not use or self._saved_before_loop(s)) and _compatible(s.path, self.path) \
                         and _compatible(s.freed_path, self.path):
                     detail = {"freed_by": s.freed_by, "freed_top": getattr(s, "freed_top", None)}
-                    if id(self) not in s.freed_scopes:
+                    if self.serial not in s.freed_scopes:
                         # this backward runs inside a helper (`def gdpp_loss(...): loss.backward()`): the call of
                         # that helper, next to the backward that freed the graph, is the ordering that fails
                         for node, top, caller in self.call_chain():
-                            if id(caller) in s.freed_scopes:
+                            if caller.serial in s.freed_scopes:
                                 detail["site"] = (node, top)
                                 break
                     self._problem(Problem("second-backward", use, self.stmt, tensor=t, save=s, use=use,
@@ -356,11 +356,11 @@ class TensorOpsMixin:
         """For a step inside a helper (`def update(opt, loss): ...; opt.step()`): the call of that helper in the
         function that also runs this backward, where the ordering that fails is written; None when the step is
         written there itself."""
-        mine = {id(scope) for scope in self.ancestors()}
+        mine = {scope.serial for scope in self.ancestors()}
         if not w.call_chain or w.scope_id in mine:
             return None  # the step is written in this function (or one that called it): report it where it is
         for node, top, caller in w.call_chain:
-            if id(caller) in mine:
+            if caller.serial in mine:
                 return (node, top)
         return None
 
