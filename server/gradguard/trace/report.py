@@ -185,6 +185,7 @@ T = {
         "error_at": "gradguard trace: error", "colon": ": ",
         "detach_or_tuple": "{a}` or, for an (h, c) tuple, `{b}",
         "sep": "; ", "created": "created", "module": "module", "called_from": "called from {locs}",
+        "needed_by": "needed by backward() at {loc} (call {n})",
         "msg_created": "the inference tensor was created under inference_mode at {loc}",
         "msg_scope": " (inference mode entered at line {line})",
         "msg_module": "the write is done by the {module} created at {loc}",
@@ -275,6 +276,7 @@ T = {
         "error_at": "gradguard trace: 错误", "colon": "：",
         "detach_or_tuple": "{a}`；如果是 (h, c) 元组，用 `{b}",
         "sep": "；", "created": "创建", "module": "模块", "called_from": "调用自 {locs}",
+        "needed_by": "{loc} 的 backward()（{n}调用）需要它",
         "msg_created": "这个推理张量（inference tensor）在 {loc} 的 inference_mode 中创建",
         "msg_scope": "（第 {line} 行进入推理模式）",
         "msg_module": "写入由 {loc} 创建的 {module} 完成",
@@ -418,8 +420,15 @@ def stale_save(*, tensor, node, save_file, save_line, saved_version, now, write,
     if write is not None and write.callers:
         write_json["callers"] = _callers_json(write.callers)
     module = _module_json(write.module) if write is not None else None
-    return TraceFinding(module=module, **_stale_fields(parts, save_file, save_line, node, write_json, tensor,
-                                                        saved_version, now, torch_message, i18n))
+    current = backward_sites[-1] if backward_sites else None
+    backward = None
+    if current is not None:
+        backward = {"file": os.path.abspath(current[1]), "line": current[2], "call": current[0]}
+        if len(current) > 4 and current[4]:
+            backward["callers"] = _callers_json(current[4])
+    return TraceFinding(module=module, backward=backward,
+                        **_stale_fields(parts, save_file, save_line, node, write_json, tensor,
+                                        saved_version, now, torch_message, i18n))
 
 
 def _stale_fields(parts, save_file, save_line, node, write_json, tensor, saved_version, now, torch_message, i18n):
@@ -459,9 +468,16 @@ def _stale_parts(*, tensor, node, save_file, save_line, saved_version, now, writ
     else:
         message = tr["msg_stale_unseen"].format(**fmt)
         write_line = tr["write_unseen"].format(n=now - saved_version)
+    current = backward_sites[-1] if backward_sites else None
+    if current is not None:  # the backward() that needed the tensor
+        now_line = tr["now_line"].format(now=now, saved=saved_version)
+        now_line += "\n           " + tr["needed_by"].format(loc=_loc(current[1], current[2]), n=_nth(current[0], lang))
+        if len(current) > 4 and current[4]:
+            now_line += "\n           " + tr["called_from"].format(locs=_called_from(tr, current[4]))
+    else:
+        now_line = tr["now_line"].format(now=now, saved=saved_version)
     text = _block(tr, tr["error_prefix"] + ": " + tr["stale_title"], shape, dtype, node_text, save_file,
-                  save_line, saved_version, write_line, tr["now_line"].format(now=now, saved=saved_version),
-                  why, fix)
+                  save_line, saved_version, write_line, now_line, why, fix)
     return {"message": message, "why": why, "fix": fix, "text": text, "carry": carry[0] if carry else None}
 
 
@@ -471,7 +487,8 @@ def _why_stale(tr, lang, tensor, node, save_file, save_line, write, saved, now, 
     if write.via.startswith("torch.optim"):
         current = sites[-1] if sites else None
         between = [site for site in sites[:-1] if site[0] > k_at_save] if current else []
-        if current is not None and any(site[1:3] == current[1:3] for site in between):
+        # The failing backward() (same line, same call sites above it) already ran once since the save.
+        if current is not None and any(site[1:3] == current[1:3] and site[4:5] == current[4:5] for site in between):
             # The failing backward() line already ran once since the save: an earlier iteration's graph.
             n, bfile, bline = current[:3]
             bline_text = f" ({_loc(bfile, bline)})" if lang == "en" else f"（{_loc(bfile, bline)}）"
