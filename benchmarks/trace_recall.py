@@ -19,6 +19,7 @@ that each finding's full report is printed once.
 from __future__ import annotations
 
 import argparse
+import ast
 import io
 import json
 import os
@@ -81,6 +82,28 @@ def _named_lines(finding: dict, path: str) -> set[int]:
     return lines
 
 
+_COMPOUND = (ast.For, ast.AsyncFor, ast.While, ast.If, ast.With, ast.AsyncWith, ast.Try, ast.FunctionDef,
+             ast.AsyncFunctionDef, ast.ClassDef) + ((ast.TryStar,) if hasattr(ast, "TryStar") else ()) + \
+            ((ast.Match,) if hasattr(ast, "Match") else ())
+
+
+def statement_lines(path: str) -> dict[int, range]:
+    """line -> the lines of the simple statement holding it: a call written over several lines is one
+    place (Python reports the line of the instruction running, the manifest may mark another of them)."""
+    try:
+        tree = ast.parse(Path(path).read_text(encoding="utf-8"))
+    except (OSError, SyntaxError, ValueError):
+        return {}
+    spans: dict[int, range] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.stmt) and not isinstance(node, _COMPOUND):
+            span = range(node.lineno, (node.end_lineno or node.lineno) + 1)
+            for line in span:
+                if line not in spans or len(span) < len(spans[line]):
+                    spans[line] = span
+    return spans
+
+
 def run_one(path: str) -> dict:
     """Run one program under the tracer in a forked child; the child's findings and stderr."""
     read_fd, write_fd = os.pipe()
@@ -121,6 +144,10 @@ def score(items: list[dict], verbose: bool = False) -> dict:
         named = set()
         for finding in res["findings"]:
             named |= _named_lines(finding, item["path"])
+        spans = statement_lines(item["path"])
+        named_spans = set(named)
+        for line in named:
+            named_spans |= set(spans.get(line, ()))
         leaked = [marker for marker in TRACER_FRAMES if marker in res["stderr"]]
         # Full reports start with "gradguard trace: error [" or the silent-write title; brief warnings at
         # the write are "warning [kind]: <op> at <line> ...".
@@ -128,7 +155,7 @@ def score(items: list[dict], verbose: bool = False) -> dict:
                         + res["stderr"].count("warning [silent-write]: a tensor saved for backward was overwritten"))
         row = {**item, "status": res["status"], "kinds": [f["kind"] for f in res["findings"]],
                "named_lines": sorted(n for n in named if n is not None),
-               "named": bool(named & set(item["bug_lines"])), "leaked_frames": leaked,
+               "named": bool(named_spans & set(item["bug_lines"])), "leaked_frames": leaked,
                "reports": full_reports, "findings": len(res["findings"])}
         rows.append(row)
         if verbose:

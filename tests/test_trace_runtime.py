@@ -136,3 +136,34 @@ def test_command_line_runs_the_rnn_program_and_writes_trace_json(tmp_path):
     assert "rnn_retained_step.py:11  train_output, h_next = rnn(train_set_x[i], h_cur)" in proc.stderr
     doc = (tmp_path / ".gradguard" / "trace.json").read_text()
     assert '"line": 14' in doc and '"line": 11' in doc
+
+
+def test_in_process_tracebacks_hold_no_tracer_frame_and_the_report_comes_once_at_exit():
+    import traceback
+
+    w = torch.rand(3, requires_grad=True)
+    shown: list[str] = []
+    with pytest.raises(RuntimeError, match="a leaf Variable") as info:
+        with Tracer(emit=shown.append):
+            torch.nn.functional.relu(w, inplace=True)
+    files = [frame.filename for frame in traceback.extract_tb(info.value.__traceback__)]
+    assert not [f for f in files if "gradguard" in f or f.endswith("overrides.py")], files
+    assert [f.rsplit("/", 1)[-1] for f in files] == ["test_trace_runtime.py", "functional.py"]
+    assert len(shown) == 1 and shown[0].startswith("gradguard trace: error [leaf-inplace]")
+
+
+def test_cpp_warnings_point_at_the_users_line(recwarn):
+    import warnings
+
+    seen = []
+    original = warnings.showwarning
+    warnings.showwarning = lambda message, category, filename, lineno, file=None, line=None: seen.append((filename, lineno))
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("always")
+            w = torch.rand(1, requires_grad=True)
+            with Tracer(emit=lambda text: None):
+                float(w * 2)  # torch warns from C++: converting a tensor that requires grad to a scalar
+    finally:
+        warnings.showwarning = original
+    assert seen and all(filename == __file__ for filename, _ in seen), seen

@@ -146,8 +146,8 @@ T = {
         "fix_optim_retained": "detach the state carried across iterations (`{detach}`), or call backward() for every graph that uses these weights before step()",
         "fix_optim_retained_nocarry": "detach state carried across iterations, or call backward() for every graph that uses these weights before step()",
         "why_optim_shared": (
-            "the graph built at line {save} was used by backward() at line {b1} (with retain_graph=True), then the "
-            "optimizer step at line {write} changed the weights in place, and backward() at line {b2} goes through "
+            "the graph built at line {save} was used by backward() at {b1} (with retain_graph=True), then the "
+            "optimizer step at line {write} changed the weights in place, and backward() at {b2} goes through "
             "the same graph and needs the old weights (the GAN ordering bug)"),
         "fix_optim_shared": ("run every backward() that goes through this graph before step() (e.g. both losses' "
                              "backward() first, then the steps), detach() the shared tensor for the second loss, or "
@@ -184,7 +184,8 @@ T = {
         "summary": "gradguard trace: {n} finding(s), written to {path}",
         "error_at": "gradguard trace: error", "colon": ": ",
         "detach_or_tuple": "{a}` or, for an (h, c) tuple, `{b}",
-        "sep": "; ", "created": "created", "module": "module", "called_from": "called from {locs}",
+        "sep": "; ", "created": "created", "module": "module", "called_from": "called from {locs}", "via_line": " (called from line {n})", "line_ref": "line {n}",
+        "needed_by": "needed by backward() at {loc} (call {n})",
         "msg_created": "the inference tensor was created under inference_mode at {loc}",
         "msg_scope": " (inference mode entered at line {line})",
         "msg_module": "the write is done by the {module} created at {loc}",
@@ -243,8 +244,8 @@ T = {
         "fix_optim_retained": "分离跨迭代传递的状态（`{detach}`），或在 step() 之前对所有使用这些权重的计算图调用 backward()",
         "fix_optim_retained_nocarry": "分离跨迭代传递的状态（`detach()`），或在 step() 之前对所有使用这些权重的计算图调用 backward()",
         "why_optim_shared": (
-            "第 {save} 行构建的计算图先被第 {b1} 行的 backward()（保留计算图 `retain_graph=True`）使用，随后第 {write} 行的"
-            "优化器更新（`optimizer.step()`）原地修改了权重，而第 {b2} 行的 backward() 又经过同一个计算图，需要旧的权重"
+            "第 {save} 行构建的计算图先被{b1}的 backward()（保留计算图 `retain_graph=True`）使用，随后第 {write} 行的"
+            "优化器更新（`optimizer.step()`）原地修改了权重，而{b2}的 backward() 又经过同一个计算图，需要旧的权重"
             "（GAN 中常见的顺序错误）"),
         "fix_optim_shared": "在 step() 之前完成所有经过这个计算图的 backward()（先做两个损失的 backward()，再更新），"
                             "或对第二个损失使用分离（`detach()`）后的张量，或在 step() 之后重新做前向计算",
@@ -274,7 +275,8 @@ T = {
         "summary": "gradguard trace: {n} 个发现，已写入 {path}",
         "error_at": "gradguard trace: 错误", "colon": "：",
         "detach_or_tuple": "{a}`；如果是 (h, c) 元组，用 `{b}",
-        "sep": "；", "created": "创建", "module": "模块", "called_from": "调用自 {locs}",
+        "sep": "；", "created": "创建", "module": "模块", "called_from": "调用自 {locs}", "via_line": "（调用自第 {n} 行）", "line_ref": "第 {n} 行",
+        "needed_by": "{loc} 的 backward()（{n}调用）需要它",
         "msg_created": "这个推理张量（inference tensor）在 {loc} 的 inference_mode 中创建",
         "msg_scope": "（第 {line} 行进入推理模式）",
         "msg_module": "写入由 {loc} 创建的 {module} 完成",
@@ -418,8 +420,15 @@ def stale_save(*, tensor, node, save_file, save_line, saved_version, now, write,
     if write is not None and write.callers:
         write_json["callers"] = _callers_json(write.callers)
     module = _module_json(write.module) if write is not None else None
-    return TraceFinding(module=module, **_stale_fields(parts, save_file, save_line, node, write_json, tensor,
-                                                        saved_version, now, torch_message, i18n))
+    current = backward_sites[-1] if backward_sites else None
+    backward = None
+    if current is not None:
+        backward = {"file": os.path.abspath(current[1]), "line": current[2], "call": current[0]}
+        if len(current) > 4 and current[4]:
+            backward["callers"] = _callers_json(current[4])
+    return TraceFinding(module=module, backward=backward,
+                        **_stale_fields(parts, save_file, save_line, node, write_json, tensor,
+                                        saved_version, now, torch_message, i18n))
 
 
 def _stale_fields(parts, save_file, save_line, node, write_json, tensor, saved_version, now, torch_message, i18n):
@@ -459,9 +468,16 @@ def _stale_parts(*, tensor, node, save_file, save_line, saved_version, now, writ
     else:
         message = tr["msg_stale_unseen"].format(**fmt)
         write_line = tr["write_unseen"].format(n=now - saved_version)
+    current = backward_sites[-1] if backward_sites else None
+    if current is not None:  # the backward() that needed the tensor
+        now_line = tr["now_line"].format(now=now, saved=saved_version)
+        now_line += "\n           " + tr["needed_by"].format(loc=_loc(current[1], current[2]), n=_nth(current[0], lang))
+        if len(current) > 4 and current[4]:
+            now_line += "\n           " + tr["called_from"].format(locs=_called_from(tr, current[4]))
+    else:
+        now_line = tr["now_line"].format(now=now, saved=saved_version)
     text = _block(tr, tr["error_prefix"] + ": " + tr["stale_title"], shape, dtype, node_text, save_file,
-                  save_line, saved_version, write_line, tr["now_line"].format(now=now, saved=saved_version),
-                  why, fix)
+                  save_line, saved_version, write_line, now_line, why, fix)
     return {"message": message, "why": why, "fix": fix, "text": text, "carry": carry[0] if carry else None}
 
 
@@ -471,7 +487,8 @@ def _why_stale(tr, lang, tensor, node, save_file, save_line, write, saved, now, 
     if write.via.startswith("torch.optim"):
         current = sites[-1] if sites else None
         between = [site for site in sites[:-1] if site[0] > k_at_save] if current else []
-        if current is not None and any(site[1:3] == current[1:3] for site in between):
+        # The failing backward() (same line, same call sites above it) already ran once since the save.
+        if current is not None and any(site[1:3] == current[1:3] and site[4:5] == current[4:5] for site in between):
             # The failing backward() line already ran once since the save: an earlier iteration's graph.
             n, bfile, bline = current[:3]
             bline_text = f" ({_loc(bfile, bline)})" if lang == "en" else f"（{_loc(bfile, bline)}）"
@@ -488,7 +505,11 @@ def _why_stale(tr, lang, tensor, node, save_file, save_line, write, saved, now, 
             return tr["why_optim_retained_nocarry"].format(**common), tr["fix_optim_retained_nocarry"]
         if current is not None and between:
             first = between[0]
-            return (tr["why_optim_shared"].format(save=save_line, b1=first[2], write=write.line, b2=current[2]),
+            def at(site):
+                caller = site[4][0][1] if len(site) > 4 and site[4] else None
+                same = first[2] == current[2]
+                return tr["line_ref"].format(n=site[2]) + (tr["via_line"].format(n=caller) if same and caller else "")
+            return (tr["why_optim_shared"].format(save=save_line, b1=at(first), write=write.line, b2=at(current)),
                     tr["fix_optim_shared"])
         return tr["why_optim"].format(write=write.line, save=save_line), tr["fix_optim"]
     if write.module is not None:
