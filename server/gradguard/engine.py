@@ -1,6 +1,7 @@
 """The pipeline: Source -> blocks -> cached CST per block -> one Facts pass -> rules -> findings."""
 from __future__ import annotations
 
+import gc
 import logging
 import os
 import re
@@ -119,8 +120,18 @@ class Engine:
                 called = set(CALLED_NAME.findall("".join(pb.block.text for pb in good)))
                 analysis = FileAnalysis(modules, quiet, self.block_facts,
                                         external_classes=lambda full: self.imported_class(path, full),
-                                        hot_text=hot_text, called_names=called)
-                return analysis.run()
+                                        hot_text=hot_text, called_names=called, describe_quiet=self.editor,
+                                        texts={id(pb.parsed.module): pb.block.text for pb in good})
+                # The interpreter makes many short-lived objects while parsed trees stay alive: collections
+                # during the pass walked those trees again and again (15% of a batch run). Its garbage is one
+                # file's, freed when collection resumes.
+                collecting = gc.isenabled()
+                gc.disable()
+                try:
+                    return analysis.run()
+                finally:
+                    if collecting:
+                        gc.enable()
             except RecursionError:
                 if not good:
                     break

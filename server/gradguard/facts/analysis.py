@@ -32,14 +32,23 @@ class FileAnalysis:
     """Runs the interpreter over one file's parsed blocks."""
 
     max_steps = 60_000  # interpreted statements per run before loops run once and calls stop
-    max_calls = 3_000  # interpreted calls per run
+    max_calls = 1_000  # interpreted calls per run
     max_unroll = 16  # a loop over a known sequence runs once per item up to this length
+    max_layer_unroll = 4  # a loop over a layer list (`for blk in self.blocks`) runs over its first layers only
 
     def __init__(self, modules: list[cst.Module], quiet_modules: set[int] | frozenset = frozenset(),
                  block_cache: dict | None = None, external_classes=None, hot_text: str = "",
-                 called_names: set | None = None):
+                 called_names: set | None = None, describe_quiet: bool = False, texts: dict | None = None):
         self.block_cache = block_cache
         self.called_names = called_names  # names this file's code calls (`train(`, `.step(`): None = not known
+        # An editor also runs functions that write nothing, for what hover says about their names; their runs
+        # report no problem, so the editor and `gradguard check` (which skips them) always agree.
+        self.describe_quiet = describe_quiet
+        self.silent = False
+        self._writes: dict[int, tuple] = {}
+        self.texts = texts or {}  # id(block module) -> the block's text
+        self._def_heads: dict[int, dict] = {}  # id(block module) -> def name -> its `def` line matches
+        self._instances: dict[int, tuple] = {}  # id(ClassInfo) -> (abstract instance, snapshot, built reporting)
         # quiet_modules: ids of block modules whose text has no in-place write, step() or backward(): they
         # are not run on their own (they cannot produce a problem), but calls from other code still reach them.
         self.quiet_modules = quiet_modules
@@ -284,6 +293,7 @@ class FileAnalysis:
                 self.facts = Facts()
                 self.facts.imports = self.imports
                 self.deps = set()
+                self._instances = {}  # a block's run reads only instances it built (its deps stay complete)
                 self.steps = 0
                 self.calls = 0
                 for stmt in module.body:
@@ -299,17 +309,70 @@ class FileAnalysis:
                                    if p.detail.get("escape_of", "") not in self.called_names or not p.detail.get("escape_of")]
         return file_facts
 
+    def quiet_run(self, quiet: bool):
+        """While set, problems found are not reported (a run made only to describe names)."""
+        analysis = self
+
+        class _Quiet:
+            def __enter__(self):
+                self.saved, analysis.silent = analysis.silent, analysis.silent or quiet
+
+            def __exit__(self, *exc):
+                analysis.silent = self.saved
+                return False
+
+        return _Quiet()
+
     def _context_signature(self) -> tuple:
         externals = tuple(sorted((c.name, c.is_module, c.param_layers, c.unknown_children, tuple(sorted(c.attrs)))
                                  for c in self.classes.values() if c.external))
         return (tuple(sorted(self.imports.items())), externals)
 
+    def function_writes(self, fn: cst.FunctionDef) -> bool:
+        """Whether `fn`'s own code (not its nested defs) holds something that can go wrong: an in-place write,
+        a `.data` access, an `inplace`/`out=` argument, a step or a backward. A function without any can only
+        go wrong through what it calls, and each function that writes is run on its own too."""
+        known = self._writes.get(id(fn))
+        if known is None:
+            # the text test is a superset of the tree walk (it also matches comments, docstrings, `x: T[int] = 0`):
+            # a function whose text cannot match is skipped without walking its tree
+            hot = self._text_writes(fn)
+            known = self._writes[id(fn)] = (fn, hot is not False and _writes_in(fn.body))
+        return known[1]
+
+    def _text_writes(self, fn: cst.FunctionDef) -> bool | None:
+        """The same question asked of the function's text in its block (a regex, much cheaper than walking its
+        tree); None when the text cannot be cut out unambiguously."""
+        top = self.top_of.get(id(fn))
+        module = self.module_of.get(id(top)) if top is not None else None
+        text = self.texts.get(id(module)) if module is not None else None
+        if not text:
+            return None
+        index = self._def_heads.get(id(module))
+        if index is None:
+            index = self._def_heads[id(module)] = {}
+            for m in _DEF_HEAD.finditer(text):
+                index.setdefault(m.group(2), []).append(m)
+        heads = index.get(fn.name.value, ())
+        if len(heads) != 1:
+            return None
+        head = heads[0]
+        indent = len(head.group(1))
+        end = re.compile(r"^[ \t]{0,%d}(?=[A-Za-z_@])" % indent, re.M).search(text, text.find("\n", head.end()) + 1)
+        chunk = text[head.start():end.start() if end is not None and end.start() > head.end() else len(text)]
+        return bool(FUNCTION_HINT.search(chunk))
+
     def _run_definitions(self, stmt: cst.CSTNode, class_info: ClassInfo | None, top: cst.CSTNode) -> None:
         if isinstance(stmt, cst.FunctionDef):
-            if class_info is not None and stmt.name.value == "__init__":
-                self.abstract_instance(class_info, top)  # running __init__ is what building the instance does
+            quiet = not self.function_writes(stmt)
+            if quiet and not self.describe_quiet:
+                pass  # nothing to find on its own; calls from code that runs still interpret it
+            elif class_info is not None and stmt.name.value == "__init__":
+                with self.quiet_run(quiet):
+                    self.abstract_instance(class_info, top)  # running __init__ is what building the instance does
             else:
-                self._run_function(stmt, class_info, top)
+                with self.quiet_run(quiet):
+                    self._run_function(stmt, class_info, top)
             for inner in walk_statements(stmt.body.body if isinstance(stmt.body, cst.IndentedBlock) else []):
                 if inner is not stmt and isinstance(inner, (cst.FunctionDef, cst.ClassDef)):
                     self._run_definitions(inner, None, top)
@@ -350,12 +413,20 @@ class FileAnalysis:
 
         if info.is_function or info.external:
             return None
+        cached = self._instances.get(id(info))
+        if cached is not None and (cached[2] or not self.silent):
+            obj, snapshot, _ = cached
+            _restore(snapshot)  # what an earlier method's run changed on it (flags, attributes) is undone
+            return obj
         builder = Scope(self, kind="function", grad=GRAD_ON, class_info=info, top=top)
         obj = builder.instantiate(info, [], {}, info.node)
         builder.settle_unknown_grad()
         builder.finish()
         if obj is not None and hasattr(obj, "name"):
             obj.name = "self"
+        if obj is not None:
+            # building a model class runs every nested `__init__`: one build serves all of the class's methods
+            self._instances[id(info)] = (obj, _snapshot(obj), not self.silent)
         return obj
 
     def _function_grad_mode(self, fn: cst.FunctionDef, class_info: ClassInfo | None) -> str:
@@ -367,6 +438,100 @@ class FileAnalysis:
         if class_info is not None and fn.name.value == "__init__":
             return GRAD_ON
         return GRAD_UNKNOWN
+
+
+def _snapshot(root) -> list:
+    """The mutable state of an abstract instance and everything it holds: restored before each reuse."""
+    from .model import Instance, Module, Seq
+
+    out, seen, stack = [], set(), [root]
+    while stack:
+        obj = stack.pop()
+        if id(obj) in seen:
+            continue
+        seen.add(id(obj))
+        if isinstance(obj, Module):
+            out.append((obj, dict(obj.attrs), obj.inplace, obj.frozen, obj.grads, obj.opaque,
+                        list(obj.children) if obj.children is not None else None, obj.has_params))
+            stack.extend(obj.attrs.values())
+            stack.extend(obj.children or ())
+        elif isinstance(obj, Instance):
+            out.append((obj, dict(obj.attrs)))
+            stack.extend(obj.attrs.values())
+        elif isinstance(obj, Seq) and obj.items is not None:
+            stack.extend(obj.items)
+    return out
+
+
+def _restore(snapshot: list) -> None:
+    for entry in snapshot:
+        obj = entry[0]
+        obj.attrs.clear()
+        obj.attrs.update(entry[1])
+        if len(entry) > 2:
+            obj.inplace, obj.frozen, obj.grads, obj.opaque = entry[2:6]
+            obj.children = list(entry[6]) if entry[6] is not None else None
+            obj.has_params = entry[7]
+
+
+_DEF_HEAD = re.compile(r"^([ \t]*)(?:async[ \t]+)?def[ \t]+(\w+)", re.M)
+# The text form of `_writes_in` (the engine's block WRITE_HINT, plus autograd.grad and in-place-by-position layers).
+FUNCTION_HINT = re.compile(r"[A-Za-z0-9]_\s*\(|[-+*/@%&|^]=|<<=|>>=|retain_graph|create_graph|\bstep\s*\(|\]\s*=[^=]|\bout\s*=|inplace|\.step\(|backward|\.data\b"
+                           r"|\bgrad\(|\b(?:ReLU6?|LeakyReLU|ELU|SELU|CELU|RReLU|Hardtanh|Threshold|Dropout[123]?d?"
+                           r"|AlphaDropout|SiLU|Hardswish|Hardsigmoid|Mish)\(\s*[^)\s]")
+_WRITE_CALLS = {"step", "backward", "manual_backward", "grad", "copy_", "requires_grad_"}
+_WRITE_KEYWORDS = {"inplace", "out", "retain_graph", "create_graph"}
+
+
+def _writes_in(body) -> bool:
+    """A CST walk of a function body (nested defs and classes aside) for the shapes of trouble."""
+    from .expressions import children
+
+    stack = [body]
+    pop, extend = stack.pop, stack.extend
+    while stack:
+        node = pop()
+        kind = type(node)
+        if kind in _LEAVES:
+            continue
+        if kind is cst.Name:
+            if node.value == "inplace":
+                return True
+            continue
+        if kind is cst.FunctionDef or kind is cst.ClassDef:
+            if node is not body:
+                continue
+        elif kind is cst.AugAssign:
+            return True
+        elif kind is cst.Assign:
+            if any(type(t.target) is cst.Subscript for t in node.targets):
+                return True
+        elif kind is cst.AnnAssign:
+            if type(node.target) is cst.Subscript:
+                return True
+        elif kind is cst.Call:
+            func = node.func
+            name = func.attr.value if type(func) is cst.Attribute else (func.value if type(func) is cst.Name else "")
+            if (name[-1:] == "_" and name[:1] != "_") or name in _WRITE_CALLS:
+                return True
+            for arg in node.args:
+                if arg.keyword is not None and arg.keyword.value in _WRITE_KEYWORDS:
+                    return True
+            if name in _INPLACE_BY_POSITION and node.args:
+                return True  # `nn.ReLU(True)`: in place by position
+        elif kind is cst.Attribute:
+            if node.attr.value in ("data", "inplace"):
+                return True
+        extend(children(node))
+    return False
+
+
+_LEAVES = frozenset({cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.Comment, cst.Newline,
+                     cst.EmptyLine, cst.SimpleWhitespace, cst.ParenthesizedWhitespace, cst.TrailingWhitespace,
+                     cst.Pass, cst.Ellipsis, cst.Break, cst.Continue})
+_INPLACE_BY_POSITION = frozenset({"ReLU", "ReLU6", "LeakyReLU", "ELU", "SELU", "CELU", "RReLU", "Hardtanh",
+                                  "Threshold", "Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout",
+                                  "SiLU", "Hardswish", "Hardsigmoid", "Mish"})
 
 
 def _is_main_guard(test) -> bool:

@@ -115,10 +115,7 @@ class ExpressionsMixin:
             return Literal(0.0)
 
     def eval_SimpleString(self, node):
-        try:
-            value = node.evaluated_value
-        except Exception:  # noqa: BLE001
-            value = ""
+        value = _string_value(node)
         return Literal(value if isinstance(value, str) else "")
 
     def eval_ConcatenatedString(self, node):
@@ -307,10 +304,7 @@ class ExpressionsMixin:
         if isinstance(expr, cst.Integer):
             return int(expr.value.replace("_", ""), 0) if expr.value.replace("_", "").isdigit() else None
         if isinstance(expr, cst.SimpleString):
-            try:
-                return expr.evaluated_value
-            except Exception:  # noqa: BLE001
-                return None
+            return _string_value(expr)
         if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
             inner = self.facts_literal(expr.expression)
             return -inner if isinstance(inner, int) else None
@@ -544,8 +538,10 @@ class ExpressionsMixin:
             return list(iterable.items)
         if isinstance(iterable, _Range) and iterable.values is not None:
             return [Literal(v) for v in iterable.values[:limit]] if len(iterable.values) <= limit else None
-        if isinstance(iterable, Module) and iterable.children is not None and len(iterable.children) <= limit:
-            return list(iterable.children)
+        if isinstance(iterable, Module) and iterable.children is not None:
+            # twelve identical blocks behave like the first few: what one block's forward can do to the next shows
+            # within them, and interpreting every block of every model multiplied the cost of library code
+            return list(iterable.children[:self.a.max_layer_unroll])
         if isinstance(iterable, ParamsOf):
             tensors = self.param_tensors(iterable.module, None)
             return tensors if len(tensors) <= limit else None
@@ -687,6 +683,21 @@ EXPRESSION_HOLDERS = (cst.Arg, cst.Element, cst.DictElement, cst.StarredDictElem
                       cst.CompFor, cst.CompIf, cst.SubscriptElement, cst.Index, cst.Slice)
 
 _FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _string_value(node: cst.SimpleString):
+    """A string literal's value; plain quotes without escapes are read directly (libcst's `evaluated_value`
+    runs `ast.literal_eval`, which cost more than the rest of evaluating a model file)."""
+    text = node.value
+    if text[:1] in "'\"" and "\\" not in text:
+        quote = text[:3] if text[:3] in ('"""', "'''") else text[:1]
+        if text.endswith(quote) and len(text) >= 2 * len(quote):
+            return text[len(quote):-len(quote)]
+    try:
+        value = node.evaluated_value
+    except Exception:  # noqa: BLE001
+        return None
+    return value if isinstance(value, str) else None
 
 
 def children(node):

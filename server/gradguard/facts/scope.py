@@ -133,6 +133,8 @@ class Scope(ExpressionsMixin, CallsMixin, TensorOpsMixin, ModulesMixin, Optimize
 
     # ---- problems -------------------------------------------------------
     def _problem(self, problem: Problem, grad: str = GRAD_ON) -> None:
+        if self.a.silent:
+            return
         if problem.top is None:
             problem.top = self.top
         self.run.created.append(problem)
