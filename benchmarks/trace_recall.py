@@ -14,7 +14,7 @@ graph, the state carried without detach()). The scorer also checks that no trace
 (``torch/overrides.py``, ``__torch_function__``, ``gradguard/trace/``) reaches the printed traceback and
 that each finding's full report is printed once.
 
-    python benchmarks/trace_recall.py [--json] [--only SUBSTRING] [--verbose]
+    python benchmarks/trace_recall.py [--json] [--only SUBSTRING] [--corpus real_world|rule_examples] [--verbose]
 """
 from __future__ import annotations
 
@@ -183,12 +183,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--only", default="", help="score only programs whose id contains this")
+    parser.add_argument("--corpus", choices=("real_world", "rule_examples"), help="score only this corpus")
     parser.add_argument("--verbose", action="store_true", help="one line per program on stderr")
     opts = parser.parse_args(argv)
     import torch  # noqa: F401 - imported once, before forking
 
     torch.set_num_threads(1)  # no intra-op thread pool in the parent: forking stays safe
-    items = [p for p in programs() if opts.only in p["id"]]
+    items = [p for p in programs() if opts.only in p["id"] and (opts.corpus is None or p["corpus"] == opts.corpus)]
     result = score(items, opts.verbose)
     if opts.json:
         print(json.dumps(result, indent=2))

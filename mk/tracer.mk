@@ -5,7 +5,8 @@
 #                       the report names opt.step() as the write).
 #   make trace-recall   runs every bug and correct program of tests/real_world/ and the rule examples under
 #                       `gradguard trace`; prints how often the bug line is named and findings on correct code.
-# The tests (tests/test_trace*.py, tests/test_explain*.py) run in `make test` through pytest.
+# The tests (tests/test_trace*.py, tests/test_explain*.py, tests/test_lsp_trace.py, tests/test_notebook_tracer.py)
+# run in `make test` through pytest.
 
 BENCH_TRACER_ROUNDS ?= 11
 

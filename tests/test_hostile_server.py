@@ -6,10 +6,13 @@ tests (exit status, requests after `shutdown`), where a test client library woul
 from __future__ import annotations
 
 import json
+import os
 import random
 import re
+import select
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -183,22 +186,33 @@ class RawServer:
     def __init__(self) -> None:
         self.proc = subprocess.Popen(server_command(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.DEVNULL)
+        self.buffer = b""
 
     def send(self, message: dict) -> None:
         body = json.dumps({"jsonrpc": "2.0", **message}).encode()
         self.proc.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
         self.proc.stdin.flush()
 
+    def _read(self, deadline: float) -> None:
+        left = deadline - time.monotonic()
+        ready, _, _ = select.select([self.proc.stdout], [], [], max(left, 0))
+        assert ready, "no message from the server within 30 s (a request left unanswered?)"
+        chunk = os.read(self.proc.stdout.fileno(), 65536)
+        assert chunk, "the server closed its output"
+        self.buffer += chunk
+
     def receive(self) -> dict:
-        length = None
-        while True:
-            line = self.proc.stdout.readline()
-            assert line, "the server closed its output"
-            if line in (b"\r\n", b"\n"):
-                break
-            if line.lower().startswith(b"content-length:"):
-                length = int(line.split(b":")[1])
-        return json.loads(self.proc.stdout.read(length))
+        deadline = time.monotonic() + 30
+        while b"\r\n\r\n" not in self.buffer:
+            self._read(deadline)
+        header, _, rest = self.buffer.partition(b"\r\n\r\n")
+        length = int(re.search(rb"(?i)content-length:\s*(\d+)", header).group(1))
+        while len(rest) < length:
+            self.buffer = header + b"\r\n\r\n" + rest
+            self._read(deadline)
+            header, _, rest = self.buffer.partition(b"\r\n\r\n")
+        self.buffer = rest[length:]
+        return json.loads(rest[:length])
 
     def response(self, msg_id: int) -> dict:
         while True:
@@ -281,3 +295,21 @@ def test_a_document_never_reads_the_disk(tmp_path: Path):
     secret = tmp_path / "on_disk.py"
     secret.write_text("w += 1\n")
     assert LspTextDocument(secret.as_uri()).source == ""
+
+
+def test_exit_ends_the_process_while_an_analysis_is_still_running():
+    # The first analysis of 100,000 lines takes tens of seconds; `exit` must not wait for it (the engine
+    # thread was a ThreadPoolExecutor worker, which the interpreter joins at exit).
+    server = RawServer()
+    try:
+        server.initialize()
+        text = "import torch\n\n" + "".join(f"def f{i}(x):\n    x.add_(1)\n    return x * {i}\n\n" for i in range(25000))
+        server.send({"method": "textDocument/didOpen", "params": {"textDocument": {
+            "uri": fresh_uri("long_analysis"), "languageId": "python", "version": 1, "text": text}}})
+        server.send({"id": 2, "method": "shutdown"})
+        assert server.response(2).get("result", "missing") is None
+        server.send({"method": "exit"})
+        assert server.proc.wait(timeout=20) == 0
+    finally:
+        if server.proc.poll() is None:
+            server.proc.kill()

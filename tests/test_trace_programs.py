@@ -296,3 +296,28 @@ def test_usage_errors(capsys):
     assert trace.main([]) == 2
     assert trace.main(["/no/such/program.py"]) == 2
     assert "no such file" in capsys.readouterr().err
+
+
+ENGLISH_RUN = re.compile(r"[A-Za-z]{3,}(?:\s+[A-Za-z]{2,}){2,}")
+
+
+def chinese_prose(text: str) -> str:
+    """A zh text without what may stay English: code spans, locations, node/op names, glossary terms."""
+    text = re.sub(r"`[^`]*`", "", text)
+    text = re.sub(r"(Cell In\[\d+\], line \d+|[\w./-]+\.py:\d+|\w+Backward\d|\[[\d, ]*\]|float32|torch(\.\w+)+|"
+                  r"\w+\(inplace=True\)|\w+_\b|\w+\(\)|nn\.\w+)", "", text)
+    return re.sub(r"（[^（）]*）", "", text)
+
+
+@pytest.mark.parametrize("name", ["rnn_retained_step", "gan_wrong_order", "index_write_loop", "data_write_silent",
+                                  "fused_optimizer_silent", "leaf_inplace", "unbind_write", "inference_tensor_saved",
+                                  "backward_twice", "relu_inplace_after_sigmoid"])
+def test_chinese_reports_have_no_english_sentence_fragment(name, tmp_path, capsys):
+    status, doc, err = run_traced(PROGRAMS / f"{name}.py", tmp_path, capsys, "--lang", "zh")
+    [finding] = doc["findings"]
+    for field in ("message", "why", "fix"):
+        text = finding["i18n"]["zh"][field]
+        assert re.search(r"[\u4e00-\u9fff]", text), (field, text)
+        assert not ENGLISH_RUN.search(chinese_prose(text)), (field, text)
+    assert finding["i18n"]["zh"]["message"] == finding["message"]
+    assert not re.search(r"[\u4e00-\u9fff]", finding["i18n"]["en"]["message"] + finding["i18n"]["en"]["why"])

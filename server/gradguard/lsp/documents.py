@@ -15,8 +15,7 @@ from lsprotocol import types
 from pygls.uris import to_fs_path
 from pygls.workspace import TextDocument, Workspace
 
-# A line magic or shell escape: blanked so the cell still parses and lines stay put.
-_MAGIC_LINE = re.compile(r"^\s*[%!]")
+from ..notebook import python_lines
 
 
 @dataclass(frozen=True)
@@ -224,17 +223,7 @@ def notebook_snapshot(workspace: Workspace, key: str) -> Snapshot | None:
         doc = text_document(workspace, cell.document)
         if doc is None:
             continue
-        text = lsp_newlines(doc.source)
-        lines = text.split("\n")
-        if text.endswith("\n"):
-            lines.pop()
-        first = next((ln for ln in lines if ln.strip()), "")
-        if first.lstrip().startswith("%%"):
-            lines = [""] * len(lines)  # a cell magic: the cell is not Python
-        else:
-            lines = ["" if _MAGIC_LINE.match(ln) else ln for ln in lines]
-        if not lines:
-            lines = [""]
+        lines = python_lines(lsp_newlines(doc.source))  # shared with the CLI's notebook reader
         pieces.append(Piece(cell.document, line, len(lines), doc.version))
         chunks.append("\n".join(lines) + "\n")
         line += len(lines)

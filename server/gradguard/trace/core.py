@@ -261,6 +261,8 @@ class _WriteWatcher(TorchFunctionMode):
                     return func(*args, **kwargs)
                 finally:
                     tracer._backward_now = outer
+            if code == _WRITE_SELF and args and _overlapping_grad_write(args[0]):
+                tracer._overlap_write(func)
             if not tracer.live:
                 return func(*args, **kwargs)
             op = None
@@ -317,6 +319,7 @@ class Tracer:
         self._pending: dict[int, tuple[BaseException, report.TraceFinding]] = {}
         self._reported = 0  # findings[:_reported] have had their full report printed
         self.module_sites: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # module -> (file, line)
+        self.overlap_writes: deque = deque(maxlen=8)  # (file, line, op, callers): grad writes into expanded tensors
         self.inference_sites: dict[int, tuple] = {}  # storage key -> (weakref, file, line, op) made under inference_mode
         self._active = False
 
@@ -555,6 +558,10 @@ class Tracer:
             frame = frame.f_back
         return None
 
+    def _overlap_write(self, func) -> None:
+        file, line, _ = _user_frame(3)
+        self.overlap_writes.append((file, line, _op_name(func), _callers(3)))
+
     # -- errors torch raises itself -------------------------------------------------------
     def _torch_raised(self, exc: RuntimeError, func, code: int, args, kwargs) -> None:
         """Torch raised `exc` from `func`: explain the autograd errors raised at the line itself (leaf,
@@ -569,6 +576,13 @@ class Tracer:
             pass
         if code == _BACKWARD and "Trying to backward through the graph a second time" in text:
             finding = self._backward_twice(text, args, kwargs)
+        elif code == _BACKWARD and self.overlap_writes and ("refers to a single memory location" in text[:500]
+                                                             or "refer to a single memory location" in text[:500]):
+            kind = _write_time_kind(text)
+            file, line, op, callers = self.overlap_writes[-1]
+            current = self.backward_sites[-1] if self.backward_sites else None
+            finding = report.torch_error(kind=kind, torch_message=text.split("\n")[0], file=file, line=line, op=op,
+                                         callers=callers, lang=self.lang, in_backward=current)
         else:
             kind = _write_time_kind(text) if code != _BACKWARD else None
             if kind is None:
@@ -639,6 +653,18 @@ _WRITE_TIME_KINDS = ("view-of-leaf-inplace", "leaf-inplace", "multi-output-view"
                      "no-grad-view", "out-argument", "overlapping-write", "input-overlap", "custom-function-view", "inference-inplace", "inference-saved",
                      "inference-requires-grad")
 _WRITE_TIME = [k for k in catalog.KINDS if k.id in _WRITE_TIME_KINDS]
+
+
+_grad_enabled = torch.is_grad_enabled
+
+
+def _overlapping_grad_write(t) -> bool:
+    """An in-place write, recorded by autograd, into a tensor whose elements share memory (expand()):
+    torch may accept it and fail later, in backward."""
+    try:
+        return isinstance(t, torch.Tensor) and t.requires_grad and _grad_enabled() and 0 in t.stride()
+    except Exception:
+        return False
 
 
 def _write_time_kind(text: str):

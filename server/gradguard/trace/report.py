@@ -195,6 +195,8 @@ T = {
         "fix_module": "create that module with inplace=False (line {line}), or clone() its input",
         "line": "line", "op": "op", "torch": "torch",
         "msg_raised": "{title} at {loc} ({op}); torch raised the error at this line",
+        "msg_raised_backward": "{title} at {loc} ({op}); torch accepted the write and raised later, in backward() at {bloc}",
+        "raised_in_backward": "torch raised in backward() at {loc}",
         "bw_call": "backward() at {loc} (call {n})",
         "bw_line": "backward() at line {line} (call {n})", "paren": "({})",
         "call": "call {n}",
@@ -285,6 +287,8 @@ T = {
         "fix_module": "创建该模块时使用 inplace=False（第 {line} 行），或先复制（`clone()`）它的输入",
         "line": "代码行", "op": "操作", "torch": "torch 报错",
         "msg_raised": "{loc}：{title}（{op}）；torch 在这一行抛出错误",
+        "msg_raised_backward": "{loc}：{title}（{op}）；torch 当时接受了写入，之后在 {bloc} 的 backward() 中报错",
+        "raised_in_backward": "torch 在 {loc} 的 backward() 中报错",
         "bw_call": "{loc} 的 backward()（{n}调用）",
         "bw_line": "第 {line} 行的 backward()（{n}调用）", "paren": "（{}）",
         "call": "{n}调用",
@@ -568,10 +572,13 @@ def _silent_parts(*, tensor, node, save_file, save_line, version, write, lang) -
     return {"message": message, "why": why, "fix": fix, "text": text}
 
 
-def torch_error(*, kind, torch_message, file, line, op, lang, created=None, module=None, callers=()) -> TraceFinding:
-    """An autograd error torch raised at the line itself (leaf, view, out=, inference, overlap)."""
+def torch_error(*, kind, torch_message, file, line, op, lang, created=None, module=None, callers=(),
+                in_backward=None) -> TraceFinding:
+    """An autograd error torch raised at the line itself (leaf, view, out=, inference, overlap), or, with
+    `in_backward` (the backward site), raised in backward() because of the in-place write at `line`."""
     parts, i18n = _in_all_languages(_torch_error_parts, lang, kind=kind, torch_message=torch_message,
-                                    file=file, line=line, op=op, created=created, module=module, callers=callers)
+                                    file=file, line=line, op=op, created=created, module=module, callers=callers,
+                                    in_backward=in_backward)
     site = {"file": os.path.abspath(file), "line": line, "op": op}
     if callers:
         site["callers"] = _callers_json(callers)
@@ -581,6 +588,8 @@ def torch_error(*, kind, torch_message, file, line, op, lang, created=None, modu
         save={"file": site["file"], "line": line, "node": None} if saves else None,
         write=None if saves else dict(site), tensor=None, versions=None, why=parts["why"], fix=parts["fix"],
         text=parts["text"], error_text=torch_message, i18n=i18n, module=_module_json(module),
+        backward={"file": os.path.abspath(in_backward[1]), "line": in_backward[2], "call": in_backward[0]}
+        if in_backward else None,
         created=_created_json(created),
     )
 
@@ -633,10 +642,15 @@ def _module_json(module) -> dict | None:
     return {"file": os.path.abspath(module[0]), "line": module[1], "module": module[2]} if module else None
 
 
-def _torch_error_parts(*, kind, torch_message, file, line, op, lang, created=None, module=None, callers=()) -> dict:
+def _torch_error_parts(*, kind, torch_message, file, line, op, lang, created=None, module=None, callers=(),
+                       in_backward=None) -> dict:
     tr = _t(lang)
     title = kind.title[lang]
-    message = tr["msg_raised"].format(title=title, loc=_loc(file, line), op=op)
+    if in_backward is not None:
+        message = tr["msg_raised_backward"].format(title=title, loc=_loc(file, line), op=op,
+                                                   bloc=_loc(in_backward[1], in_backward[2]))
+    else:
+        message = tr["msg_raised"].format(title=title, loc=_loc(file, line), op=op)
     why, fix = kind.meaning[lang], kind.fix[lang]
     scope = _inference_scope(created[0], created[1]) if created is not None else None
     if created is not None:
@@ -655,6 +669,8 @@ def _torch_error_parts(*, kind, torch_message, file, line, op, lang, created=Non
             rows.append(_row("", f"{_loc(created[0], scope)}  {_source(created[0], scope)}"))
     if module is not None:
         rows.append(_row(tr["module"], f"{_loc(module[0], module[1])}  {_source(module[0], module[1])}"))
+    if in_backward is not None:
+        rows.append(_row(tr["again"], tr["raised_in_backward"].format(loc=_loc(in_backward[1], in_backward[2]))))
     rows += [
             _row(tr["op"], op),
             _row(tr["torch"], torch_message),
