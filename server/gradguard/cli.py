@@ -612,7 +612,7 @@ def _loc(span: Span, result: FileResult | None = None, end: bool = False) -> dic
 
 
 # Equal to gradguard.rules.DOCS_URL (a test checks): a cached run never imports the rules (nor libcst).
-DOCS_URL = "https://gradguard.invalid/rules/{code}"
+DOCS_URL = ""  # no website: the docs are `gradguard rule CODE` and the editor's rule-docs command
 
 
 def finding_json(path: str, f: Finding, result: FileResult | None = None) -> dict:
@@ -633,7 +633,7 @@ def finding_json(path: str, f: Finding, result: FileResult | None = None) -> dic
         "location": _loc(f.span, result),
         "end_location": _loc(f.span, result, end=True),
         "fix": fix,
-        "url": DOCS_URL.format(code=f.code),
+        "url": DOCS_URL.format(code=f.code) if DOCS_URL else None,
         "noqa_row": _loc(f.span, result)["row"],
         "related": [{"message": r.message, "location": _loc(r.span, result),
                      "end_location": _loc(r.span, result, end=True)} for r in f.related],
@@ -748,7 +748,7 @@ def format_sarif(results: list[FileResult]) -> str:
 
     rules = [
         {"id": r.code, "name": r.name, "shortDescription": {"text": r.summary["en"]},
-         "fullDescription": {"text": r.what["en"]}, "helpUri": DOCS_URL.format(code=r.code),
+         "fullDescription": {"text": r.what["en"]}, **({"helpUri": DOCS_URL.format(code=r.code)} if DOCS_URL else {}),
          "help": {"text": r.summary["en"], "markdown": r.docs("en")},
          "defaultConfiguration": {"level": "error" if r.severity == "error" else "warning"}}
         for r in all_rules()
@@ -785,8 +785,7 @@ def format_sarif(results: list[FileResult]) -> str:
     doc = {
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
         "version": "2.1.0",
-        "runs": [{"tool": {"driver": {"name": "gradguard", "version": __version__, "informationUri":
-                                      "https://gradguard.invalid", "rules": rules}},
+        "runs": [{"tool": {"driver": {"name": "gradguard", "version": __version__, "rules": rules}},
                   "invocations": [_sarif_invocation(results)],
                   "results": sarif_results}],
     }

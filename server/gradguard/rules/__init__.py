@@ -20,7 +20,7 @@ from ..i18n import zh_spacing, zh_text
 from ..source import Source, Span
 
 EXAMPLES_DIR = Path(__file__).with_name("examples")
-DOCS_URL = "https://gradguard.invalid/rules/{code}"  # no website yet: editors open the docs offline
+DOCS_URL = ""  # no website: `gradguard rule CODE` and the editor's rule-docs command show the docs offline
 
 HEADINGS = {
     "en": ("What it does", "Why is this bad?", "Runtime error", "How autograd sees it", "Example", "Use instead",
