@@ -52,7 +52,7 @@ $(CLIENT_DIR)/.typechecked: $(CLIENT_NPM) $(CLIENT_SOURCES)
 	touch $@
 
 # The targets share client-vscode/bundled/, so one is assembled and packaged at a time (flock, for make -j).
-$(CLIENT_DIR)/gradguard-$(CLIENT_VERSION)-%.vsix: $(CLIENT_DIR)/.typechecked $(BUNDLE_INPUTS) docs/img/hover.png | $(STAMP)
+$(CLIENT_DIR)/gradguard-$(CLIENT_VERSION)-%.vsix: $(CLIENT_DIR)/.typechecked $(BUNDLE_INPUTS) docs/img/hover.png | $(DEMO_STAMP)
 	@flock $(CLIENT_DIR)/.bundle.lock sh -ec '\
 	  cp docs/img/hover.png $(CLIENT_DIR)/images/hover.png; \
 	  $(VPY) $(CLIENT_DIR)/scripts/bundle_server.py --target $* --cache $(BUNDLE_CACHE); \

@@ -19,7 +19,7 @@ from .rules import RuleContext, all_rules
 from .source import Source, Span, split_blocks_after_edit, split_statements
 
 log = logging.getLogger("gradguard")
-CALLED_NAME = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)\s*\(")  # `train(`, `self.train_step(`: call sites
+CALLED_NAME = re.compile(r"(?<!def )(?<!class )\b([A-Za-z_][A-Za-z0-9_]*)\s*\(")  # call sites (`train(`), not `def train(`
 
 from .parse import WRITE_HINT  # noqa: E402,F401  (defined next to the cache that remembers it per block)
 

@@ -48,6 +48,7 @@ class FileAnalysis:
         self._writes: dict[int, tuple] = {}
         self.texts = texts or {}  # id(block module) -> the block's text
         self._def_heads: dict[int, dict] = {}  # id(block module) -> def name -> its `def` line matches
+        self._chunks: dict[int, str] = {}  # id(FunctionDef) -> its text
         self._instances: dict[int, tuple] = {}  # id(ClassInfo) -> (abstract instance, snapshot, built reporting)
         # quiet_modules: ids of block modules whose text has no in-place write, step() or backward(): they
         # are not run on their own (they cannot produce a problem), but calls from other code still reach them.
@@ -334,11 +335,38 @@ class FileAnalysis:
         go wrong through what it calls, and each function that writes is run on its own too."""
         known = self._writes.get(id(fn))
         if known is None:
+            self._writes[id(fn)] = (fn, False)  # a recursion guard while its callees are asked
             # the text test is a superset of the tree walk (it also matches comments, docstrings, `x: T[int] = 0`):
             # a function whose text cannot match is skipped without walking its tree
             hot = self._text_writes(fn)
-            known = self._writes[id(fn)] = (fn, hot is not False and _writes_in(fn.body))
+            writes = hot is not False and _writes_in(fn.body)
+            if not writes:
+                writes = self._calls_writing_code(fn)
+            known = self._writes[id(fn)] = (fn, writes)
         return known[1]
+
+    def _calls_writing_code(self, fn: cst.FunctionDef) -> bool:
+        """`forward` that only calls `self.attn_drop(x)` (an `nn.Dropout(inplace=True)` built in `__init__`) or a
+        helper that writes: what can go wrong happens in code it calls, with the tensors it passes."""
+        top = self.top_of.get(id(fn))
+        info = None
+        if isinstance(top, cst.ClassDef):
+            info = self.classes.get(top.name.value)
+            if info is not None and info.node is not top:
+                info = None
+        chunk = self._chunks.get(id(fn), "")
+        called = set(_CALLED.findall(chunk)) if chunk else None
+        if info is not None:
+            init = info.methods.get("__init__")
+            if init is not None and init is not fn and self.function_writes(init) and "self." in chunk:
+                return True  # its layers may be in place (or frozen, or re-bound) by `__init__`
+            for name, method in info.methods.items():
+                if method is not fn and (called is None or name in called) and self.function_writes(method):
+                    return True
+        for name, other in self.functions.items():
+            if other is not fn and called is not None and name in called and self.function_writes(other):
+                return True
+        return False
 
     def _text_writes(self, fn: cst.FunctionDef) -> bool | None:
         """The same question asked of the function's text in its block (a regex, much cheaper than walking its
@@ -360,6 +388,7 @@ class FileAnalysis:
         indent = len(head.group(1))
         end = re.compile(r"^[ \t]{0,%d}(?=[A-Za-z_@])" % indent, re.M).search(text, text.find("\n", head.end()) + 1)
         chunk = text[head.start():end.start() if end is not None and end.start() > head.end() else len(text)]
+        self._chunks[id(fn)] = chunk
         return bool(FUNCTION_HINT.search(chunk))
 
     def _run_definitions(self, stmt: cst.CSTNode, class_info: ClassInfo | None, top: cst.CSTNode) -> None:
@@ -474,6 +503,7 @@ def _restore(snapshot: list) -> None:
             obj.has_params = entry[7]
 
 
+_CALLED = re.compile(r"\b([A-Za-z_]\w*)\s*\(")
 _DEF_HEAD = re.compile(r"^([ \t]*)(?:async[ \t]+)?def[ \t]+(\w+)", re.M)
 # The text form of `_writes_in` (the engine's block WRITE_HINT, plus autograd.grad and in-place-by-position layers).
 FUNCTION_HINT = re.compile(r"[A-Za-z0-9]_\s*\(|[-+*/@%&|^]=|<<=|>>=|retain_graph|create_graph|\bstep\s*\(|\]\s*=[^=]|\bout\s*=|inplace|\.step\(|backward|\.data\b"
