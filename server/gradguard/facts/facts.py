@@ -93,7 +93,7 @@ class Facts:
     def add_problem(self, problem: Problem) -> None:
         if problem.top is None and problem.write is not None:
             problem.top = problem.write.top
-        key = (problem.kind, id(problem.node), id(problem.save.node) if problem.save else None, id(problem.carry))
+        key = self._key(problem)
         if key in self._seen_problems:
             # the same problem met in several contexts (a helper run from two callers, or on its own): the one
             # that knows the call where it goes wrong wins, whatever order the contexts ran in
