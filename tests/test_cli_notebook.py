@@ -109,3 +109,111 @@ def test_add_noqa_goes_into_the_cell(gg, train):
     cell = json.loads(train.read_text(encoding="utf-8"))["cells"][2]["source"]
     assert cell[1] == "    x[i+1] = torch.sin(x[i]) * w[i]  # noqa: GG301\n"
     assert gg("train.ipynb")[0] == 0
+
+
+def test_line_numbers_in_messages_name_the_cell(gg, train):
+    # The engine numbers the joined program's lines (the save is its line 7); the user sees cell 3, line 2.
+    _, out, _ = gg("train.ipynb")
+    assert "read by `sin` on line 2 of cell 3 and saved for backward; `backward()` on line 4 of cell 3" in out
+    assert "1. Line 2 of cell 3: `sin` saves its input" in out
+    assert "line 7" not in out and "Line 7" not in out
+    _, out, _ = gg("--lang", "zh", "--format", "json", "train.ipynb")
+    [d] = json.loads(out)
+    assert "在第 3 个单元格第 2 行被 `sin` 读取" in d["message"] and "第 7 行" not in d["message"]
+
+
+def test_relabel_leaves_code_spans_and_other_files_alone():
+    from gradguard.notebook import CellMap
+
+    cmap = CellMap([2, 4], [0, 5])  # cell 2 holds lines 1-5 of the joined program, cell 4 lines 6-
+    assert cmap.relabel("saved on line 7; `# line 7` stays; lines 2-7 cross", "en") == \
+        "saved on line 2 of cell 4; `# line 7` stays; line 2 of cell 2 to line 2 of cell 4 cross"
+    assert cmap.relabel("defined in `model.py` line 7", "en") == "defined in `model.py` line 7"
+    assert cmap.relabel("第 6 行的 `backward()`", "zh") == "第 4 个单元格第 1 行的 `backward()`"
+
+
+def test_a_syntax_error_in_a_cell_names_the_cell_in_its_note(gg, tmp_path):
+    nb = notebook([["import torch\n"], ["x = (1,\n"]])
+    (tmp_path / "s.ipynb").write_text(dump(nb), encoding="utf-8")
+    status, out, _ = gg("s.ipynb")
+    assert status == 2 and out.startswith("s.ipynb:cell 3:1:5: parse ")
+    assert "of cell 3 not analysed)" in out
+
+
+def test_ipython_syntax_is_blanked_only_where_a_statement_starts(gg, tmp_path):
+    cells = [
+        ["import torch\n", "files = !ls\n", "t = %timeit -o 1\n", "torch.sin?\n", "??torch.cos\n"],
+        ["loss, acc = 1.0, 2.0\n", "print(\"loss %f acc %f\"\n", "      % (loss, acc))\n"],  # `%` continues
+        ["for f in [1]:\n", "    !echo $f\n"],  # the loop's body stays a body
+        ["%%time\n", "w = torch.rand(3, requires_grad=True)\n", "w += 1\n"],  # %%time runs its body as Python
+    ]
+    (tmp_path / "i.ipynb").write_text(dump(notebook(cells)), encoding="utf-8")
+    status, out, _ = gg("--concise", "i.ipynb")
+    assert out.splitlines()[0].startswith("i.ipynb:cell 5:3:1: GG101 ")
+    assert status == 1 and "parse" not in out
+
+
+def test_python_lines_keep_strings_and_continuations():
+    from gradguard.notebook import python_lines
+
+    assert python_lines('s = """\n!not a shell line\n"""\n!echo hi\n') == ['s = """', "!not a shell line", '"""', ""]
+    assert python_lines("x = 1 + \\\n  % 2\n") == ["x = 1 + \\", "  % 2"]
+    assert python_lines("%%bash\nls\n") == ["", ""]
+
+
+# A notebook as other writers leave it (VS Code's JSON.stringify: floats as 0.000021, `\/`, Windows line
+# endings inside the cell's strings): --fix must change the fixed line's string and nothing else.
+FOREIGN = '''{
+ "cells": [
+  {
+   "cell_type": "code",
+   "execution_count": 1,
+   "metadata": {"papermill": {"duration": 0.000021, "start_time": 1e21}, "url": "a\\/b \\u00e9"},
+   "outputs": [],
+   "source": [
+    "import torch\\r\\n",
+    "x = torch.zeros(4)\\r\\n",
+    "w = torch.rand(4, requires_grad=True)\\r\\n",
+    "for i in range(3):\\r\\n",
+    "    x[i+1] = torch.sin(x[i]) * w[i]  # café\\r\\n",
+    "x.sum().backward()"
+   ]
+  }
+ ],
+ "metadata": {"language_info": {"name": "python"}},
+ "nbformat": 4,
+ "nbformat_minor": 5
+}
+'''
+
+
+def test_fix_rewrites_only_the_fixed_source_string(gg, tmp_path):
+    path = tmp_path / "vs.ipynb"
+    path.write_bytes(FOREIGN.encode("utf-8"))
+    status, _, err = gg("--fix", "vs.ipynb")
+    assert status == 0, err
+    expected = FOREIGN.replace("torch.sin(x[i]) * w[i]  # café", "torch.sin(x[i].clone()) * w[i]  # café")
+    assert path.read_bytes() == expected.encode("utf-8") != FOREIGN.encode("utf-8")
+
+
+def test_fix_of_a_cell_stored_as_one_string(gg, tmp_path):
+    nb = notebook([["import torch\n"], "".join(LOOP)])
+    raw = dump(nb)
+    (tmp_path / "s.ipynb").write_text(raw, encoding="utf-8")
+    assert gg("--fix", "s.ipynb")[0] == 0
+    after = (tmp_path / "s.ipynb").read_text(encoding="utf-8")
+    assert json.loads(after)["cells"][2]["source"] == "".join(LOOP).replace("sin(x[i])", "sin(x[i].clone())")
+    assert after.replace("sin(x[i].clone())", "sin(x[i])") == raw
+
+
+def test_github_and_sarif_point_at_the_notebook_file_lines(gg, train):
+    line = next(i for i, text in enumerate(train.read_text(encoding="utf-8").splitlines(), 1)
+                if "torch.sin(x[i])" in text)
+    _, out, _ = gg("--format", "github", "train.ipynb")
+    assert out == (f"::error title=gradguard (GG301) cell 3%3A2%3A5,file=train.ipynb,line={line},endLine={line}::"
+                   + out.split("::", 2)[2])
+    _, out, _ = gg("--format", "sarif", "train.ipynb")
+    [result] = json.loads(out)["runs"][0]["results"]
+    assert result["locations"][0]["physicalLocation"]["region"] == {"startLine": line, "endLine": line}
+    assert result["properties"] == {"cell": 3, "cellLine": 2, "cellColumn": 5}
+    assert "fixes" not in result  # a cell's edit cannot be said in the JSON text's columns

@@ -204,7 +204,22 @@ def test_report_unused_noqa(gg, tmp_path):
     lines = [ln for ln in out.splitlines() if "unused-noqa" in ln]
     assert lines == ["a.py:4:13: unused-noqa unused suppression (GG101 not reported here)",
                      "b.py:3:9: unused-noqa unused suppression (GG301 not reported here)"]
+    # what is reported is counted: never "All checks passed" with exit status 1
+    assert out.splitlines()[-1] == "Found 2 problem(s) in 2 file(s) (4 file(s) checked)."
     assert gg("--concise", ".")[0] == 0  # without the flag nothing changes
+
+
+def test_unused_noqa_in_statistics_github_and_sarif(gg, tmp_path):
+    write(tmp_path, {"a.py": CLEAN.replace("w += 1", "w += 1  # noqa: GG101")})
+    status, out, _ = gg("--report-unused-noqa", "--statistics", "a.py")
+    assert status == 1 and out.splitlines() == ["1\t-\tunused-noqa", "Found 1 problem(s) in 1 file(s) (1 file(s) checked)."]
+    status, out, _ = gg("--report-unused-noqa", "--format", "github", "a.py")
+    assert status == 1 and out == ("::warning title=gradguard (unused-noqa),file=a.py,line=4,col=13,endLine=4,"
+                                   "endColumn=13::unused suppression (GG101 not reported here)\n")
+    status, out, _ = gg("--report-unused-noqa", "--format", "sarif", "a.py")
+    [result] = json.loads(out)["runs"][0]["results"]
+    assert status == 1 and result["ruleId"] == "unused-noqa"
+    assert result["locations"][0]["physicalLocation"]["region"]["startLine"] == 4
 
 
 def test_jobs_default_to_the_cpu_count(gg, tmp_path, monkeypatch):

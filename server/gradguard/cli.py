@@ -14,7 +14,7 @@ import sys
 import tempfile
 import tokenize
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from urllib.parse import quote
 
@@ -439,8 +439,21 @@ def _check_notebook(result: FileResult, data: bytes, config: Config, lang: str, 
                 report = _run_engine(text, result.path, config, lang, deps)
         result.cells, result.fixed_text = cmap, text
         _take(result, report)
+    _say_cell_lines(result, cmap, lang)
     result.deps = _hash_files(deps)
     return result
+
+
+def _say_cell_lines(result: FileResult, cmap: CellMap, lang: str) -> None:
+    """The engine numbers the lines of the joined program; in a notebook, messages name the cell and its line."""
+    def say(text: str) -> str:
+        return cmap.relabel(text, lang)
+
+    result.findings = [replace(
+        f, message=say(f.message), explanation=say(f.explanation),
+        related=tuple(replace(r, message=say(r.message)) for r in f.related),
+        fix=None if f.fix is None else replace(f.fix, message=say(f.fix.message))) for f in result.findings]
+    result.notes = [replace(n, message=say(n.message)) for n in result.notes]
 
 
 def _hash_files(paths) -> dict:
@@ -743,7 +756,7 @@ def artifact_uri(path: str) -> str:
     return quote(p.as_posix(), safe="/")
 
 
-def format_sarif(results: list[FileResult]) -> str:
+def format_sarif(results: list[FileResult], unused: dict | None = None) -> str:
     from .rules import all_rules
 
     rules = [
@@ -753,13 +766,24 @@ def format_sarif(results: list[FileResult]) -> str:
          "defaultConfiguration": {"level": "error" if r.severity == "error" else "warning"}}
         for r in all_rules()
     ]
+    if any((unused or {}).values()):
+        rules.append({"id": "unused-noqa", "name": "unused-noqa",
+                      "shortDescription": {"text": "A suppression comment that suppresses nothing."},
+                      "defaultConfiguration": {"level": "warning"}})
     sarif_results = []
     for r in results:
         uri = artifact_uri(r.path)
+        file_line = _file_lines(r)
 
         def region(span: Span) -> dict:
-            return {"startLine": r.where(span.start_line)[1] + 1, "startColumn": span.start_col + 1,
-                    "endLine": r.where(span.end_line)[1] + 1, "endColumn": span.end_col + 1}
+            if file_line is not None:  # a notebook: the lines of the JSON text; the cell's own place in properties
+                return {"startLine": file_line(span.start_line), "endLine": file_line(span.end_line)}
+            return {"startLine": span.start_line + 1, "startColumn": span.start_col + 1,
+                    "endLine": span.end_line + 1, "endColumn": span.end_col + 1}
+
+        def cell_place(span: Span) -> dict:
+            cell, line = r.where(span.start_line)
+            return {"cell": cell, "cellLine": line + 1, "cellColumn": span.start_col + 1}
 
         for f in r.findings:
             item = {
@@ -774,13 +798,20 @@ def format_sarif(results: list[FileResult]) -> str:
                 ],
             }
             if r.cells is not None:
-                item["properties"] = {"cell": r.where(f.span.start_line)[0]}
-            if f.fix:
+                item["properties"] = cell_place(f.span)
+            if f.fix and r.cells is None:  # a notebook's edits cannot be said in the JSON text's lines and columns
                 item["fixes"] = [{
                     "description": {"text": f"{f.fix.message} ({f.fix.applicability})"},
                     "artifactChanges": [{"artifactLocation": {"uri": uri}, "replacements": [
                         {"deletedRegion": region(e.span), "insertedContent": {"text": e.new_text}} for e in f.fix.edits]}],
                 }]
+            sarif_results.append(item)
+        for u in (unused or {}).get(r.path, []):
+            span = Span(u.line, u.col, u.line, u.col)
+            item = {"ruleId": "unused-noqa", "level": "warning", "message": {"text": _unused_message(u, "en")},
+                    "locations": [{"physicalLocation": {"artifactLocation": {"uri": uri}, "region": region(span)}}]}
+            if r.cells is not None:
+                item["properties"] = cell_place(span)
             sarif_results.append(item)
     doc = {
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
@@ -800,10 +831,12 @@ def _sarif_invocation(results: list[FileResult]) -> dict:
         if r.error:
             notes.append({"level": "error", "message": {"text": r.error},
                           "locations": [{"physicalLocation": {"artifactLocation": {"uri": uri}}}]})
+        file_line = _file_lines(r) if r.notes else None
         for n in r.notes:
+            where = ({"startLine": file_line(n.span.start_line)} if file_line is not None
+                     else {"startLine": n.span.start_line + 1, "startColumn": n.span.start_col + 1})
             notes.append({"level": "error", "message": {"text": n.message},
-                          "locations": [{"physicalLocation": {"artifactLocation": {"uri": uri}, "region": {
-                              "startLine": r.where(n.span.start_line)[1] + 1, "startColumn": n.span.start_col + 1}}}]})
+                          "locations": [{"physicalLocation": {"artifactLocation": {"uri": uri}, "region": where}}]})
     return {"executionSuccessful": not notes, "toolExecutionNotifications": notes}
 
 
@@ -817,24 +850,54 @@ def _gh_property(text: str) -> str:
     return _gh_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def format_github(results: list[FileResult]) -> str:
+def _file_lines(r: FileResult):
+    """For a notebook: analysed line -> 1-based line of the `.ipynb` text that holds it (GitHub and SARIF point
+    into the file as it is on disk, after --fix); None for a Python file."""
+    if r.cells is None:
+        return None
+    try:
+        if r.notebook is not None:
+            nb = Notebook.from_text(r.notebook.dumps())
+        else:  # a cached result: the file is what was checked
+            nb = Notebook.from_text(read_regular(r.path, DEFAULT_MAX_BYTES * 100).decode("utf-8-sig"))
+    except (SourceError, NotebookError, UnicodeDecodeError):
+        return lambda line: 1
+    return lambda line: nb.file_line(*r.where(line))
+
+
+def _gh_region(r: FileResult, span: Span, file_line) -> str:
+    if file_line is None:
+        return (f"line={span.start_line + 1},col={span.start_col + 1},"
+                f"endLine={span.end_line + 1},endColumn={span.end_col + 1}")
+    # A notebook: the lines of the JSON text that hold the code; its columns are not the code's.
+    return f"line={file_line(span.start_line)},endLine={file_line(span.end_line)}"
+
+
+def format_github(results: list[FileResult], unused: dict | None = None) -> str:
     out = []
     for r in results:
+        file_line = _file_lines(r)
         for note in r.notes:
-            out.append(f"::error title={_gh_property('gradguard (not analysed)')},file={_gh_property(r.path)},"
-                       f"line={r.where(note.span.start_line)[1] + 1}::{_gh_data(note.message)}")
+            title = "gradguard (not analysed)" + (f" {_place(r, note.span.start_line, note.span.start_col)}"
+                                                   if r.cells is not None else "")
+            line = file_line(note.span.start_line) if file_line else note.span.start_line + 1
+            out.append(f"::error title={_gh_property(title)},file={_gh_property(r.path)},"
+                       f"line={line}::{_gh_data(note.message)}")
         for f in r.findings:
             level = "error" if f.severity == "error" else "warning"
-            cell = r.where(f.span.start_line)[0]
-            title = f"gradguard ({f.code})" + (f" cell {cell}" if cell is not None else "")
+            title = f"gradguard ({f.code})" + (f" {_place(r, f.span.start_line, f.span.start_col)}"
+                                               if r.cells is not None else "")
             out.append(f"::{level} title={_gh_property(title)},file={_gh_property(r.path)},"
-                       f"line={r.where(f.span.start_line)[1] + 1},col={f.span.start_col + 1},"
-                       f"endLine={r.where(f.span.end_line)[1] + 1},endColumn={f.span.end_col + 1}::"
-                       f"{_gh_data(f.code + ' ' + f.message)}")
+                       f"{_gh_region(r, f.span, file_line)}::{_gh_data(f.code + ' ' + f.message)}")
+        for u in (unused or {}).get(r.path, []):
+            span = Span(u.line, u.col, u.line, u.col)
+            title = "gradguard (unused-noqa)" + (f" {_place(r, u.line, u.col)}" if r.cells is not None else "")
+            out.append(f"::warning title={_gh_property(title)},file={_gh_property(r.path)},"
+                       f"{_gh_region(r, span, file_line)}::{_gh_data(_unused_message(u, 'en'))}")
     return "\n".join(out)
 
 
-def format_statistics(results: list[FileResult], fix_mode: str) -> str:
+def format_statistics(results: list[FileResult], fix_mode: str, unused: dict | None = None) -> str:
     counts: Counter = Counter()
     names: dict[str, str] = {}
     fixable: set[str] = set()
@@ -844,6 +907,9 @@ def format_statistics(results: list[FileResult], fix_mode: str) -> str:
             names[f.code] = f.name
             if f.fix and f.fix.applicability == SAFE:
                 fixable.add(f.code)
+    n_unused = sum(len(u) for u in (unused or {}).values())
+    if n_unused:  # --report-unused-noqa: not a rule, so no code
+        counts["-"], names["-"] = n_unused, "unused-noqa"
     if not counts:
         return ""
     width = len(str(max(counts.values())))
@@ -851,14 +917,16 @@ def format_statistics(results: list[FileResult], fix_mode: str) -> str:
                      for code, n in sorted(counts.items(), key=lambda item: (-item[1], item[0])))
 
 
-def summary_lines(results: list[FileResult], lang: str, fix_mode: str) -> list[str]:
-    """The closing lines; "All checks passed" only when every path was read and every line analysed."""
+def summary_lines(results: list[FileResult], lang: str, fix_mode: str, unused: dict | None = None) -> list[str]:
+    """The closing lines; "All checks passed" only when every path was read, every line analysed and nothing
+    reported (an unused suppression reported by --report-unused-noqa counts as a problem, as ruff's RUF100)."""
     zh = lang == "zh"
+    unused = unused or {}
     checked = sum(1 for r in results if not r.error and not r.skipped)
     errors = sum(1 for r in results if r.error)
     unparsed = sum(1 for r in results if r.notes)
-    problems = sum(len(r.findings) for r in results)
-    with_problems = sum(1 for r in results if r.findings)
+    problems = sum(len(r.findings) + len(unused.get(r.path, ())) for r in results)
+    with_problems = sum(1 for r in results if r.findings or unused.get(r.path))
     fixed = sum(r.applied for r in results)
     fixed_files = sum(1 for r in results if r.applied)
     safe = sum(1 for r in results for f in r.findings if f.fix and f.fix.applicability == SAFE)
@@ -1108,15 +1176,15 @@ def _print_report(results, unused, args, lang, fix_mode, stream) -> None:
         print(json.dumps(out, indent=2, ensure_ascii=False), file=stream)
         return
     if args.format == "sarif":
-        print(format_sarif(results), file=stream)
+        print(format_sarif(results, unused), file=stream)
         return
     if args.format == "github":
-        text = format_github(results)
+        text = format_github(results, unused)
         if text:
             print(text, file=stream)
         return
     if args.statistics:
-        text = format_statistics(results, fix_mode)
+        text = format_statistics(results, fix_mode, unused)
     else:
         color = stream is sys.stdout and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
         text = format_text(results, args.concise, color, lang, unused)
@@ -1125,7 +1193,7 @@ def _print_report(results, unused, args, lang, fix_mode, stream) -> None:
     if args.show_fixes:
         print(_fixes_listing(results, fix_mode, lang), file=stream)
     if not args.quiet:
-        for line in summary_lines(results, lang, fix_mode):
+        for line in summary_lines(results, lang, fix_mode, unused):
             print(line, file=stream)
 
 
@@ -1229,7 +1297,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="also check site-packages, .venv, build folders and .gitignored files")
     files.add_argument("--stdin-filename", metavar="PATH", help="the path of the code read from stdin (for config and messages)")
     files.add_argument("--max-file-bytes", type=int, default=DEFAULT_MAX_BYTES, metavar="N",
-                       help=f"skip larger files with a notice (default: {DEFAULT_MAX_BYTES})")
+                       help=f"larger files are reported as not analysed, exit status 2 (default: {DEFAULT_MAX_BYTES})")
     run = check.add_argument_group("running")
     run.add_argument("--jobs", "-j", type=int, default=0, metavar="N", help="worker processes (default: the CPU count)")
     run.add_argument("--no-cache", action="store_true", help="re-analyse every file, do not read or write the cache")
