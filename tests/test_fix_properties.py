@@ -7,7 +7,15 @@ multi-line strings, carried state in its awkward forms). For each fix, applied a
 1. the fixed file compiles;
 2. its AST differs from the original only in the statements the fix's edits touch (compared statement by
    statement, a compound statement by its header only);
-3. the fix converges: re-checking the fixed file reports nothing more for that problem (same code, same place).
+3. no fix creates or changes an expression statement: a bare call is there for its effect, and `F.relu(h,
+   inplace=True)` made `F.relu(h, inplace=False)` computes a value and drops it (the program silently changes);
+   inside those statements the user's expressions survive whole: every expression of the original that lies
+   inside an edit (or on an edited line outside it) is a subtree of the fixed code, except the in-place call
+   being rewritten (`y.add_(1)`, `torch.sin(x, out=y)`) and expressions that enclose an edit. So
+   `scores *= scores > 0` may become `scores = scores * (scores > 0)`, never `scores = scores * scores > 0`;
+4. the fix converges: re-checking the fixed file reports nothing more for that problem (same code, same place).
+Applied to the file's bytes the way `--fix` writes them, a fix keeps every byte outside its edits: the BOM, CRLF,
+lone CR and mixed line ends (`test_fix_keeps_every_byte_outside_its_edits`).
 """
 from __future__ import annotations
 
@@ -17,6 +25,7 @@ from pathlib import Path
 
 import pytest
 
+from gradguard import cli
 from gradguard.engine import Engine
 from gradguard.rules import EXAMPLES_DIR
 from gradguard.source import Source
@@ -78,6 +87,25 @@ HOSTILE = {
                           "        return f[-1]\nmodel = Net()\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
                           "for x in torch.randn(3, 2, 1, 3):\n    loss = model(x).sum()\n    opt.zero_grad()\n"
                           "    loss.backward()\n    opt.step()\n",
+    # An in-place activation whose result is not used: `inplace=False` alone would drop the activation.
+    "inplace_arg_bare": HEAD + "import torch.nn.functional as F\nh = torch.tanh(x)\nF.relu(h, inplace=True)\n"
+                        "h.sum().backward()\n",
+    "inplace_arg_bare_positional": HEAD + "import torch.nn.functional as F\nh = torch.tanh(x)\nF.relu(h, True)\n"
+                                   "h.sum().backward()\n",
+    "inplace_arg_bare_subscript": HEAD + "import torch.nn.functional as F\nhs = [torch.tanh(x)]\n"
+                                  "F.relu(hs[0], inplace=True)\nhs[0].sum().backward()\n",
+    "inplace_module_bare": HEAD + "act = nn.ReLU(inplace=True)\nh = torch.sigmoid(x)\nact(h)\nh.sum().backward()\n",
+    "leaf_inplace_arg_bare_loop": HEAD + "import torch.nn.functional as F\nw = torch.randn(3, requires_grad=True)\n"
+                                  "for _ in range(2):\n    F.relu(w, inplace=True)\n    (w * x).sum().backward()\n",
+    # A walrus cannot be the iterable of a comprehension: `tuple(s.detach() for s in (s2 := new))` does not compile.
+    "carry_tuple_walrus": HEAD + "lstm = nn.LSTM(3, 4)\nopt = torch.optim.SGD(lstm.parameters(), lr=0.1)\nstate = None\n"
+                          "for t in range(3):\n    out, new = lstm(torch.randn(2, 1, 3), state)\n    loss = out.sum()\n"
+                          "    opt.zero_grad()\n    loss.backward(retain_graph=True)\n    opt.step()\n"
+                          "    state = (s2 := new)\n",
+    "carry_list_walrus": HEAD + "lstm = nn.LSTM(3, 4)\nopt = torch.optim.SGD(lstm.parameters(), lr=0.1)\nstate = None\n"
+                         "for t in range(3):\n    out, new = lstm(torch.randn(2, 1, 3), state)\n    loss = out.sum()\n"
+                         "    opt.zero_grad()\n    loss.backward(retain_graph=True)\n    opt.step()\n"
+                         "    state = [*(s2 := new)]\n",
     "carry_crlf": "import torch\r\nfrom torch import nn\r\ncell = nn.RNNCell(2, 4)\r\n"
                   "opt = torch.optim.SGD(cell.parameters(), lr=0.1)\r\nh = torch.zeros(1, 4)\r\nfor t in range(3):\r\n"
                   "    h_next = cell(torch.randn(1, 2), h)\r\n    loss = h_next.sum()\r\n    opt.zero_grad()\r\n"
@@ -163,6 +191,74 @@ def _without_bodies(node):
     return node
 
 
+def _char_col(lines: list[str], line: int, byte_col: int) -> int:
+    """ast columns are UTF-8 byte offsets; spans count code points."""
+    return len(lines[line].encode("utf-8")[:byte_col].decode("utf-8", "replace"))
+
+
+def _expressions(tree: ast.AST, text: str):
+    """(node, (start line, start col), (end line, end col)) of every expression, 0-based lines, code-point columns."""
+    lines = text.split("\n")
+    for node in ast.walk(tree):
+        if isinstance(node, ast.expr) and getattr(node, "end_lineno", None) is not None:
+            yield (node, (node.lineno - 1, _char_col(lines, node.lineno - 1, node.col_offset)),
+                   (node.end_lineno - 1, _char_col(lines, node.end_lineno - 1, node.end_col_offset)))
+
+
+def _rewritten(tree: ast.AST) -> set[int]:
+    """ids of what a fix may rewrite inside an edit: an in-place call (`y.add_(1)`, `F.relu_(h)`), its callee, a
+    call with `out=` (its `out` value becomes the assignment's target), the `True` of `inplace=True` /
+    `nn.ReLU(True)`, and `torch.inference_mode()` (GG106/GG107 make it `torch.no_grad()`)."""
+    ids: set[int] = set()
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+        out = [k for k in node.keywords if k.arg == "out"]
+        if name.endswith("_") and not name.endswith("__") or out:
+            ids |= {id(node), id(func)} | {id(k.value) for k in out}
+        if name == "inference_mode":
+            ids |= {id(node), id(func)}
+        flags = [k.value for k in node.keywords if k.arg == "inplace"] or [
+            a for a in node.args if isinstance(a, ast.Constant) and a.value is True]
+        if flags:  # the call itself changes with its flag (`F.relu(h, inplace=True)` -> `h = F.relu(h, inplace=False)`)
+            ids |= {id(node)} | {id(f) for f in flags}
+    return ids
+
+
+def new_bare_calls(original: str, fixed: str, ranges) -> list[str]:
+    """Expression statements calling something, on the fixed code's edited lines, that the original did not have."""
+    def bare(text: str, lines) -> list[str]:
+        return [ast.unparse(node) for node in ast.walk(ast.parse(text))
+                if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)
+                and any(node.lineno - 1 <= b and a <= node.end_lineno - 1 for a, b in lines)]
+
+    had = bare(original, [a for a, _ in ranges])
+    return [call for call in bare(fixed, [b for _, b in ranges]) if call not in had]
+
+
+def lost_expressions(original: str, fixed: str, edits, ranges) -> list[str]:
+    """Expressions of the original, inside an edit or on an edited line, that are no subtree of the fixed code's
+    edited lines (besides what `_rewritten` allows and the expressions enclosing an edit)."""
+    old_tree, new_tree = ast.parse(original), ast.parse(fixed)
+    spans = [((e.span.start_line, e.span.start_col), (e.span.end_line, e.span.end_col)) for e in edits]
+    old_lines = [a for a, _ in ranges]
+    new_lines = [b for _, b in ranges]
+    allowed = _rewritten(old_tree)
+    kept = {ast.dump(node) for node, start, end in _expressions(new_tree, fixed)
+            if any(start[0] <= b and a <= end[0] for a, b in new_lines)}
+    lost = []
+    for node, start, end in _expressions(old_tree, original):
+        if not any(start[0] <= b and a <= end[0] for a, b in old_lines) or id(node) in allowed:
+            continue
+        if any(start <= a and b <= end and (start, end) != (a, b) for a, b in spans):
+            continue  # encloses an edit: it changes with it
+        if ast.dump(node) not in kept:
+            lost.append(ast.unparse(node))
+    return lost
+
+
 def fixes_of(text: str, path: str):
     report = ENGINE.check(text, path)
     return [f for f in report.findings if f.fix is not None]
@@ -188,6 +284,10 @@ def test_every_fix_compiles_changes_only_its_statements_and_converges(text, path
             for _, first, last in after[j1:j2]:
                 assert any(first <= b and a <= last for _, (a, b) in ranges), f"new code outside the fix: {label}"
         assert matcher.get_opcodes() != [("equal", 0, len(before), 0, len(after))], f"the fix changes nothing: {label}"
+        made = new_bare_calls(normalized, fixed, ranges)
+        assert not made, f"the fix makes a call whose result is dropped ({made}): {label}"
+        lost = lost_expressions(normalized, fixed, finding.fix.edits, ranges)
+        assert not lost, f"the fix does not keep {lost} whole: {label}"
         # One pass: the problem is gone from the fixed file (its line moves by the lines the fix added above it).
         line = finding.span.start_line
         moved = {line + sum(nb - na - (ob - oa) for (oa, ob), (na, nb) in ranges if ob < line)}
@@ -212,7 +312,8 @@ def test_the_corpus_exercises_every_kind_of_fix():
                           "GG402", "GG403"}, codes
     assert sum(codes.values()) >= 80, codes
     assert refused == {"<backslash_augassign>", "<comment_in_call>", "<comment_before_argument>",
-                       "<carry_read_after_continue>", "<out_with_comment>"}, refused
+                       "<carry_read_after_continue>", "<out_with_comment>", "<carry_tuple_walrus>",
+                       "<carry_list_walrus>", "<inplace_arg_bare_subscript>", "<inplace_module_bare>"}, refused
 
 
 @pytest.mark.parametrize("path", sorted(EXAMPLES_DIR.glob("*/bad_*.py")), ids=lambda p: f"{p.parent.name}/{p.name}")
@@ -228,3 +329,50 @@ def test_tabs_and_crlf_get_the_same_fixes(path):
     else:  # nothing indented to follow: one level is 4 spaces either way
         assert plain == tabs
 
+
+
+def _line_ends(data: bytes) -> list[bytes]:
+    """The file's lines with their own terminators (\\n, \\r\\n or \\r), as bytes."""
+    import re
+
+    return re.findall(rb"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z", data)
+
+
+def _byte_variants():
+    """Every bad example as bytes with a BOM and CRLF, with lone CRs, and with mixed line ends."""
+    for path in sorted(EXAMPLES_DIR.glob("*/bad_*.py")):
+        text = path.read_text(encoding="utf-8")
+        lines = text.split("\n")
+        mixed = "".join(line + ("\r\n" if i % 2 else "\n") for i, line in enumerate(lines[:-1])) + lines[-1]
+        for label, data in (("bom-crlf", b"\xef\xbb\xbf" + text.replace("\n", "\r\n").encode()),
+                            ("cr", text.replace("\n", "\r").encode()),
+                            ("mixed", mixed.encode())):
+            yield pytest.param(data, str(path), id=f"{label}/{path.parent.name}/{path.name}")
+
+
+@pytest.mark.parametrize("data,path", list(_byte_variants()))
+def test_fix_keeps_every_byte_outside_its_edits(data: bytes, path: str):
+    """Each fix, applied to the bytes as `--fix` writes them (decode, apply, encode): the lines before the first
+    edited line and after the last are byte for byte the original ones (BOM included), and the lines the fix
+    writes end as the line they replace."""
+    decoded = cli.decode_python(data)
+    old = _line_ends(data)
+    findings = [f for f in ENGINE.check(decoded.text, path).findings if f.fix is not None]
+    plain = [f for f in ENGINE.check(Path(path).read_text(encoding="utf-8"), path).findings if f.fix is not None]
+    assert len(findings) == len(plain), path  # no line-end style costs a fix
+    for finding in findings:
+        text, applied = cli.apply_edits(decoded.text, [(finding, [(e.span.start_line, e.span.start_col, e.span.end_line,
+                                                                   e.span.end_col, e.new_text)
+                                                                  for e in finding.fix.edits])])
+        assert applied == [finding]
+        new = _line_ends(cli.encode_python(text, decoded))
+        first = min(e.span.start_line for e in finding.fix.edits)
+        last = max(e.span.end_line for e in finding.fix.edits)
+        label = f"{finding.code} fix on line {first + 1} of {path}"
+        assert new[:first] == old[:first], label
+        tail = len(old) - last - 1
+        assert new[len(new) - tail:] == old[last + 1:] if tail else True, label
+        ending = old[first][len(old[first].rstrip(b"\r\n")):]
+        for line in new[first:len(new) - tail]:
+            assert line[len(line.rstrip(b"\r\n")):] in (ending, b""), (label, line, ending)
+        assert new[0].startswith(b"\xef\xbb\xbf") == data.startswith(b"\xef\xbb\xbf"), label

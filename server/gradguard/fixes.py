@@ -7,7 +7,9 @@ Every builder here returns an `Edit` (or None: no fix is offered). A builder nev
 - a rewrite whose span holds a comment or a backslash continuation is refused (re-flowing them cannot be done
   safely on one line);
 - the new text is parsed with `ast` and compared with the tree the rewrite means (e.g. `y += v` must become
-  `Assign(y, BinOp(y, +, v))` with `v` unchanged); any difference refuses the fix.
+  `Assign(y, BinOp(y, +, v))` with `v` unchanged); any difference refuses the fix;
+- the new text must also compile where the old one did (CPython's compiler, inside a function): `ast.parse`
+  accepts `tuple(s.detach() for s in (s2 := state))`, the compiler refuses a walrus in a comprehension's iterable.
 
 Carried state (GG402/GG403) is detached at the carry: where the state is re-bound for the next iteration, or, when
 the current iteration still reads the re-bound name (the loss is computed from it), at the end of the loop body.
@@ -16,6 +18,7 @@ The value the loss is computed from and the initial state (`None`, a learned `h0
 from __future__ import annotations
 
 import ast
+import copy
 
 import libcst as cst
 from libcst.metadata import ExpressionContext, ExpressionContextProvider, MetadataWrapper
@@ -122,8 +125,24 @@ def _parse_expression(text: str) -> ast.expr | None:
         return None
 
 
-def _same(built, expected) -> bool:
-    return built is not None and expected is not None and _dump(built) == _dump(expected)
+def _same(built, expected, original) -> bool:
+    """The rewrite parses to the tree it means, and compiles wherever the original compiled."""
+    return (built is not None and expected is not None and _dump(built) == _dump(expected)
+            and (_compiles(built) or not _compiles(original)))
+
+
+def _compiles(node) -> bool:
+    """A statement or expression compiles (symbol table included) in the body of an `async def`, where `yield`,
+    `await` and `return` are all allowed: what fails there fails because of the code itself, not its place."""
+    if node is None:
+        return False
+    module = ast.parse("async def _():\n    pass\n")
+    module.body[0].body = [node if isinstance(node, ast.stmt) else ast.Expr(node)]
+    try:
+        compile(ast.fix_missing_locations(module), "<fix>", "exec", dont_inherit=True)
+    except (SyntaxError, ValueError, TypeError, RecursionError):
+        return False
+    return True
 
 
 # ---------------------------------------------------------------- out-of-place rewrites
@@ -192,7 +211,7 @@ def out_of_place(ctx, write, hint, out_of_place_methods: set[str]) -> tuple[Edit
         expected = ast.Assign(targets=[ast.Name(name, ast.Store())],
                               value=ast.Call(func=ast.Attribute(value=out_call.func.value, attr=method, ctx=ast.Load()),
                                              args=out_call.args, keywords=out_call.keywords))
-    if not _same(_parse_statement(new), expected):
+    if not _same(_parse_statement(new), expected, original):
         return None
     return Edit(span, new), new
 
@@ -243,7 +262,50 @@ def _function_out_of_place(ctx, small, call, name: str, hint) -> tuple[Edit, str
     expected = ast.Assign(targets=[ast.Name(name, ast.Store())], value=ast.Call(
         func=ast.Attribute(value=old_call.func.value, attr=old_call.func.attr[:-1], ctx=ast.Load()),
         args=old_call.args, keywords=old_call.keywords))
-    if not _same(_parse_statement(new), expected):
+    if not _same(_parse_statement(new), expected, original):
+        return None
+    return Edit(span, new), new
+
+
+def rebind_inplace_false(ctx, stmt, call, hint) -> tuple[Edit, str] | None:
+    """`F.relu(h, inplace=True)` as a statement of its own -> `h = F.relu(h, inplace=False)`.
+
+    The call's value was dropped: its write into `h` was all the statement did, so `inplace=False` alone would make
+    it compute the activation and throw it away. Only for a plain name as the first argument and a statement of its
+    own (no comment or backslash continuation inside); the user's call text is kept but for the flag.
+    """
+    if not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Expr)
+            and stmt.body[0].value is call and isinstance(call, cst.Call) and call.args):
+        return None
+    first = call.args[0]
+    if first.keyword is not None or first.star or not isinstance(first.value, cst.Name):
+        return None
+    flags = [a for a in call.args if a.keyword is not None and a.keyword.value == "inplace"] or [
+        a for a in call.args if a.keyword is None and isinstance(a.value, cst.Name) and a.value.value == "True"]
+    if len(flags) != 1:
+        return None
+    found = text_of(ctx, stmt.body[0], hint)
+    flag = text_of(ctx, flags[0].value, hint)
+    if found is None or flag is None or has_comment_or_continuation(stmt.body[0], found[1]):
+        return None
+    span, old = found
+    cut = _relative(span, flag[0], old)
+    original = _parse_statement(old)
+    if cut is None or not isinstance(original, ast.Expr) or not isinstance(original.value, ast.Call):
+        return None
+    name = first.value.value
+    new = f"{name} = {old[:cut[0]]}False{old[cut[1]:]}"
+    value = copy.deepcopy(original.value)
+    keyword = next((k for k in value.keywords if k.arg == "inplace"), None)
+    if keyword is not None:
+        keyword.value = ast.Constant(False)
+    else:
+        trues = [i for i, a in enumerate(value.args) if isinstance(a, ast.Constant) and a.value is True]
+        if len(trues) != 1:
+            return None
+        value.args[trues[0]] = ast.Constant(False)
+    expected = ast.Assign(targets=[ast.Name(name, ast.Store())], value=value)
+    if not _same(_parse_statement(new), expected, original):
         return None
     return Edit(span, new), new
 
@@ -287,7 +349,7 @@ def out_arg_rewrite(ctx, stmt, call, hint) -> tuple[Edit, str] | None:
     expected = ast.Assign(targets=[ast.Name(out_arg.value.value, ast.Store())],
                           value=ast.Call(func=old_call.func, args=old_call.args,
                                          keywords=[k for k in old_call.keywords if k.arg != "out"]))
-    if not _same(_parse_statement(new), expected):
+    if not _same(_parse_statement(new), expected, original):
         return None
     return Edit(span, new), new
 
@@ -304,7 +366,7 @@ def with_method(ctx, node, hint, method: str) -> tuple[Edit, str] | None:
     original = _parse_expression(old)
     expected = ast.Call(func=ast.Attribute(value=original, attr=method, ctx=ast.Load()), args=[], keywords=[]) \
         if original is not None else None
-    if not _same(_parse_expression(new), expected):
+    if not _same(_parse_expression(new), expected, original):
         return None
     return Edit(span, new), new
 
@@ -356,7 +418,7 @@ def _wrap_no_grad(ctx, stmt, hint) -> Edit | None:
         expected = ast.With(items=[ast.withitem(context_expr=ast.Call(
             func=ast.Attribute(value=ast.Name(torch, ast.Load()), attr="no_grad", ctx=ast.Load()), args=[],
             keywords=[]))], body=[original])
-    if not _same(built, expected):
+    if not _same(built, expected, original):
         return None
     return Edit(Span(span.start_line, 0, span.end_line, len(last)), new)
 
@@ -626,7 +688,7 @@ def _insert_after(ctx, stmt, hint, indent: str, carried) -> tuple[Edit, str] | N
     values = ", ".join(_detached(n, k) for n, k in carried)
     line = f"{names} = {values}"
     expected = ast.parse(line).body[0]
-    if not _same(_parse_statement(line), expected) or not indent.strip(" \t") == "":
+    if not _same(_parse_statement(line), expected, expected) or not indent.strip(" \t") == "":
         return None
     end = len(ctx.source.line_text(span.end_line))
     return Edit(Span(span.end_line, end, span.end_line, end), f"\n{indent}{line}"), values
@@ -652,6 +714,6 @@ def _detach_tuple_value(ctx, value, hint) -> tuple[Edit, str] | None:
         new = f"tuple(s.detach() for s in {inner})"
         expected = ast.Call(func=ast.Name("tuple", ast.Load()), args=[ast.GeneratorExp(elt=element, generators=loop)],
                             keywords=[])
-    if not _same(_parse_expression(new), expected):
+    if not _same(_parse_expression(new), expected, original):
         return None
     return Edit(span, new), new

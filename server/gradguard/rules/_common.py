@@ -85,6 +85,29 @@ def set_inplace_false(ctx: RuleContext, call, hint) -> Edit | None:
     return None
 
 
+def value_dropped(write) -> bool:
+    """The writing call is a statement of its own (`F.relu(h, inplace=True)`, `act(h)`): its value is dropped."""
+    stmt = write.stmt
+    return isinstance(stmt, cst.SimpleStatementLine) and any(
+        isinstance(small, cst.Expr) and small.value is write.node for small in stmt.body)
+
+
+def inplace_false(ctx: RuleContext, write, hint) -> tuple[Edit, str | None] | None:
+    """The fix of an `inplace=True` write: `inplace=False` at the call or at the module's constructor, and the text
+    of the re-binding statement when the call stood alone (`F.relu(h, inplace=True)` -> `h = F.relu(h,
+    inplace=False)`). None when the write's value is dropped and no re-binding can be written: a module applied
+    on a line of its own (`act(h)`) would compute its output and throw it away after `inplace=False`."""
+    stmt, node = write.stmt, write.node
+    dropped = value_dropped(write)
+    if write.kind == "inplace_module":
+        edit = None if dropped else set_inplace_false(ctx, write.module_ctor, hint)
+        return (edit, None) if edit is not None else None
+    if dropped:
+        return fixes.rebind_inplace_false(ctx, stmt, node, hint)
+    edit = set_inplace_false(ctx, node, hint)
+    return (edit, None) if edit is not None else None
+
+
 STALE_MATCH = "one of the variables needed for gradient computation has been modified by an inplace operation"
 STALE_HINT = ("Hint: enable anomaly detection to find the operation that failed to compute its gradient, with "
               "torch.autograd.set_detect_anomaly(True, check_nan=False).")

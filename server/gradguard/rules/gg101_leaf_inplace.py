@@ -5,7 +5,7 @@ import libcst as cst
 
 from . import Rule, make_fix
 from ..i18n import created_by
-from ._common import created_line, name_of, out_of_place_rewrite, set_inplace_false
+from ._common import created_line, inplace_false, name_of, out_of_place_rewrite
 
 RULE = Rule(
     code="GG101",
@@ -45,12 +45,17 @@ RULE = Rule(
               "update meant and the original could only raise. Otherwise `w += 1` becomes `w = w + 1` — unsafe: `w` is "
               "then a non-leaf, so `w.grad` stays `None` and the gradient flows to the original leaf instead. Where a "
               "loop backpropagates through `w` again (re-binding would break it) or no out-of-place method exists "
-              "(`fill_`, `uniform_`), the write is wrapped in `torch.no_grad()` instead — unsafe: it is not recorded.",
+              "(`fill_`, `uniform_`), the write is wrapped in `torch.no_grad()` instead — unsafe: it is not recorded. An "
+              "`inplace=True` activation on the leaf gets `inplace=False` — unsafe: the leaf keeps its values; alone on "
+              "its line (`F.relu(w, inplace=True)`, whose result is dropped) it is re-bound instead: "
+              "`w = F.relu(w, inplace=False)` — unsafe, as for `w = w + 1`.",
         "zh": "参数更新（写入用到了 `.grad`，或目标是 `nn.Parameter` / 模型参数）会被放进 `with torch.no_grad():`——"
               "安全修复：这正是更新的本意，而原代码只会报错。其他情况把 `w += 1` 改成 `w = w + 1`——不安全修复："
               "之后 `w` 是非叶子张量，`w.grad` 保持 `None`，梯度流向原来的叶子张量。如果循环会再次经过 `w` 做反向传播"
               "（重新绑定会破坏循环），或者没有对应的非原地方法（`fill_`、`uniform_`），则把写入放进 `torch.no_grad()`"
-              "——不安全修复：写入不被记录。",
+              "——不安全修复：写入不被记录。作用在叶子张量上的 `inplace=True` 激活改为 `inplace=False`——不安全修复："
+              "叶子张量保持原值；如果它单独一行（`F.relu(w, inplace=True)`，结果被丢弃），则改写为重新绑定："
+              "`w = F.relu(w, inplace=False)`——不安全修复，与 `w = w + 1` 相同。",
     },
     runtime_error="a leaf Variable that requires grad is being used in an in-place operation.",
     references=("https://pytorch.org/docs/stable/notes/autograd.html#in-place-operations-with-autograd",),
@@ -76,17 +81,22 @@ def check(ctx):
         if _is_update(ctx, problem):
             fix = make_fix("safe", ctx.t("Do the update under `torch.no_grad()`", "在 `torch.no_grad()` 中执行更新"),
                            ctx.wrap_no_grad(write.stmt, hint))
-        elif write.kind in ("inplace_arg", "inplace_module"):
-            call = write.module_ctor if write.kind == "inplace_module" else write.node
-            fix = make_fix("unsafe", ctx.t("Use `inplace=False` (the leaf is no longer modified)",
-                                           "改为 `inplace=False`（叶子张量不再被修改）"),
-                           set_inplace_false(ctx, call, hint))
+        elif write.kind in ("inplace_arg", "inplace_module") and (flag := inplace_false(ctx, write, hint)) and (
+                flag[1] is None or not problem.detail.get("loop_backward")):
+            if flag[1] is None:
+                fix = make_fix("unsafe", ctx.t("Use `inplace=False` (the leaf is no longer modified)",
+                                               "改为 `inplace=False`（叶子张量不再被修改）"), flag[0])
+            else:  # the call stood alone: its result is re-bound to the name
+                fix = make_fix("unsafe", ctx.t(f"Rewrite as `{flag[1]}` ({name} becomes a non-leaf: its `.grad` stays `None`)",
+                                               f"改写为 `{flag[1]}`（{name} 变成非叶子张量：它的 `.grad` 保持 `None`）"),
+                               flag[0])
         elif rewrite and not problem.detail.get("loop_backward"):
             fix = make_fix("unsafe", ctx.t(f"Rewrite as `{rewrite[1]}` ({name} becomes a non-leaf: its `.grad` stays `None`)",
                                            f"改写为 `{rewrite[1]}`（{name} 变成非叶子张量：它的 `.grad` 保持 `None`）"),
                            rewrite[0])
         else:
-            # Re-binding a leaf that a training loop backpropagates through again would break that loop:
+            # Re-binding a leaf that a training loop backpropagates through again would break that loop, and
+            # `act(w)` alone on its line cannot take `inplace=False` (the activation would be dropped):
             # change the values untracked instead.
             fix = make_fix("unsafe", ctx.t("Do the write under `torch.no_grad()` (it is then not recorded in the graph)",
                                            "在 `torch.no_grad()` 中写入（写入不再记录到计算图）"),

@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 from . import Rule, make_fix
-from ._common import STALE_ERROR, STALE_MATCH, stale_error, saved_name, set_inplace_false, stale_timeline, use_phrase
+from ._common import (STALE_ERROR, STALE_MATCH, inplace_false, stale_error, saved_name, stale_timeline, use_phrase,
+                      value_dropped)
 
 RULE = Rule(
     code="GG202",
@@ -33,8 +34,13 @@ RULE = Rule(
         "zh": "`relu_` 让输入的版本计数器加一；`SigmoidBackward0` 保存的是上一个版本的输出。",
     },
     fix_safety={
-        "en": "`inplace=True` becomes `inplace=False` — safe: the activation computes the same values into a new tensor.",
-        "zh": "把 `inplace=True` 改为 `inplace=False`——安全修复：激活函数把同样的值写到新张量中。",
+        "en": "`inplace=True` becomes `inplace=False` — safe: the activation computes the same values into a new tensor. "
+              "A call whose result was dropped (`F.relu(h, inplace=True)` on a line of its own) is re-bound: "
+              "`h = F.relu(h, inplace=False)`. A module applied on a line of its own (`act(h)`) gets no fix: "
+              "`inplace=False` there would drop the activation.",
+        "zh": "把 `inplace=True` 改为 `inplace=False`——安全修复：激活函数把同样的值写到新张量中。"
+              "结果被丢弃的调用（单独一行的 `F.relu(h, inplace=True)`）会被改写为重新绑定：`h = F.relu(h, inplace=False)`。"
+              "单独一行调用的模块（`act(h)`）不提供修复：在那里改为 `inplace=False` 会丢掉激活。",
     },
     runtime_error=STALE_ERROR,
     match=STALE_MATCH,
@@ -51,16 +57,24 @@ def check(ctx):
         if not claims(problem):
             continue
         save, write, hint = problem.save, problem.write, problem.top
-        call = write.module_ctor if write.kind == "inplace_module" else write.node
-        fix = make_fix("safe", ctx.t("Use `inplace=False`", "改为 `inplace=False`"), set_inplace_false(ctx, call, hint))
+        flag = inplace_false(ctx, write, hint)
+        fix = None
+        if flag is not None and flag[1] is None:
+            fix = make_fix("safe", ctx.t("Use `inplace=False`", "改为 `inplace=False`"), flag[0])
+        elif flag is not None:  # the call stood alone: its result is re-bound to the name
+            fix = make_fix("safe", ctx.t(f"Rewrite as `{flag[1]}`", f"改写为 `{flag[1]}`"), flag[0])
         s_line = ctx.line(save.node, save.top or hint)
         dropout = "Dropout" in write.op or "dropout" in write.op
         when = ctx.t(" whenever dropout is active (training mode, p > 0)", "（只要 dropout 生效：训练模式且 p > 0）") if dropout else ""
+        advice = ctx.t(" Use `inplace=False` here.", "请在这里使用 `inplace=False`。")
+        if value_dropped(write):  # `act(h)` alone: with `inplace=False` its result must be kept
+            advice = ctx.t(" Use `inplace=False` here and keep the result (this line drops it).",
+                           "请在这里使用 `inplace=False` 并保留其结果（这一行丢弃了它）。")
         message = ctx.t(
             f"`{write.op}` overwrites {saved_name(save, ctx)}, which `{save.op}` saved for backward on line {s_line}; "
-            f"{use_phrase(ctx, problem)} will fail{when}. Use `inplace=False` here.",
+            f"{use_phrase(ctx, problem)} will fail{when}.{advice}",
             f"`{write.op}` 覆盖了 {saved_name(save, ctx)}，它在第 {s_line} 行被 `{save.op}` 保存用于反向传播；"
-            f"{use_phrase(ctx, problem)}会失败{when}。请在这里使用 `inplace=False`。")
+            f"{use_phrase(ctx, problem)}会失败{when}。{advice}")
         related = [ctx.related(save.node, save.top or hint, ctx.t(f"saved by `{save.op}` here", f"在这里被 `{save.op}` 保存"))]
         if write.module_ctor is not None:
             related.append(ctx.related(write.module_ctor, hint, ctx.t("built with `inplace=True` here", "在这里以 `inplace=True` 构造")))
