@@ -9,7 +9,7 @@ runs the environment's own gradguard. Either way the user's packages stay import
 the project's imports in the user's interpreter.
 
 Started as a script, Python puts this file's folder first on sys.path, never the working directory, so
-a `gradguard/` package in an untrusted workspace is not imported even on Python 3.10 (which lacks -P).
+a `gradguard/` package in an untrusted workspace is not imported even on Python 3.9 and 3.10 (which lack -P).
 That entry is dropped too, so nothing here shadows a user module.
 """
 import json

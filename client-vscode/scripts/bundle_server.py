@@ -68,8 +68,10 @@ def read_pythons() -> list[str]:
     return [v.strip() for v in (CLIENT / "bundle" / "pythons.txt").read_text().split() if v.strip()]
 
 
-def download(specs: list[str], dest: Path, python: str | None = None, platform: str | None = None) -> list[Path]:
-    """`pip download` of exact pins (wheels only, no dependency resolution: the pins are the whole list)."""
+def download(specs: list[str], dest: Path, python: str | None = None, platform: str | None = None,
+             oldest: str = "3.9") -> list[Path]:
+    """`pip download` of exact pins (wheels only, no dependency resolution: the pins are the whole list).
+    Pure wheels are asked for as the `oldest` Python would (pip refuses a pin whose Requires-Python excludes it)."""
     dest.mkdir(parents=True, exist_ok=True)
     wanted = []
     for spec in specs:
@@ -85,7 +87,7 @@ def download(specs: list[str], dest: Path, python: str | None = None, platform: 
             cmd += ["--python-version", python, "--implementation", "cp", "--abi", "cp" + python.replace(".", ""),
                     "--platform", platform]
         else:  # pure Python only: some packages (tomli) also publish mypyc builds for the build machine's Python
-            cmd += ["--python-version", "3.10", "--implementation", "py", "--abi", "none", "--platform", "any"]
+            cmd += ["--python-version", oldest, "--implementation", "py", "--abi", "none", "--platform", "any"]
         done = subprocess.run(cmd, capture_output=True, text=True)
         if done.returncode != 0:
             raise SystemExit(f"{' '.join(cmd)} failed:\n{done.stdout}{done.stderr}")
@@ -110,6 +112,29 @@ def _wheel_matches(wheel: Path, python: str, platform: str) -> bool:
     return parts[-3] == tag and arch in parts[-1] and platform.split("_")[0] in parts[-1]
 
 
+def requires_python(wheel: Path) -> str:
+    """The Requires-Python field of a wheel's METADATA ("" when it has none)."""
+    with zipfile.ZipFile(wheel) as zf:
+        name = next(n for n in zf.namelist() if n.endswith(".dist-info/METADATA"))
+        for line in zf.read(name).decode("utf-8", "replace").splitlines():
+            if not line.strip():
+                break  # the headers end at the first blank line
+            if line.lower().startswith("requires-python:"):
+                return line.split(":", 1)[1].strip()
+    return ""
+
+
+def check_pythons(wheel: Path, pythons: list[str]) -> None:
+    """Every bundled wheel must declare support for every CPython the bundle claims (bundle/pythons.txt)."""
+    from pip._vendor.packaging.specifiers import SpecifierSet  # pip runs the downloads, so it is here
+
+    spec = requires_python(wheel)
+    excluded = [p for p in pythons if spec and not SpecifierSet(spec).contains(p + ".0")]
+    if excluded:
+        raise SystemExit(f"{wheel.name} requires Python {spec}: not {', '.join(excluded)} (bundle/pythons.txt);"
+                         " pin a version that supports every listed Python")
+
+
 def sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
@@ -131,9 +156,10 @@ def extract(wheel: Path, dest: Path, only=None) -> list[str]:
     return names
 
 
-# Not unpacked: what the server never imports (the dependencies' tests, bytecode), and jedi's copy of
-# typeshed's third-party stubs (4,300 files, 25 MB: requests, six, ...), so hover types for those packages
-# come from their own sources. The standard library's stubs stay.
+# Not unpacked: what the server never imports (the dependencies' tests, bytecode), and jedi 0.20's copy of
+# typeshed's third-party stubs (`stubs/`, 4,300 files, 25 MB: requests, six, ...), so hover types for those
+# packages come from their own sources. The standard library's stubs stay. jedi 0.19's older, smaller
+# `third_party/` (650 files, 4 MB) stays: jedi 0.19 fails on every inference when that folder is missing.
 PRUNED = re.compile(r"(^|/)(__pycache__/|tests/)|\.py[co]$|^jedi/third_party/typeshed/stubs/")
 
 
@@ -205,9 +231,10 @@ def main() -> int:
         raise SystemExit(f"pyproject.toml says gradguard {version}, client-vscode/package.json {extension_version}:"
                          " the bundled server and the extension must have one version")
     extract(gg_wheel, libs)
-    for wheel in download(pure, args.cache / "pure"):
+    for wheel in download(pure, args.cache / "pure", oldest=min(pythons, key=lambda v: tuple(map(int, v.split("."))))):
         if not wheel.name.endswith("-none-any.whl"):
             raise SystemExit(f"{wheel.name} is not a pure-Python wheel; mark it `native` in bundle/requirements.txt")
+        check_pythons(wheel, pythons)
         extract(wheel, libs)
         used[wheel.name] = sha256(wheel)
 

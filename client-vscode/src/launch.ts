@@ -50,8 +50,9 @@ interface Manifest {
   wheel: string;
 }
 
-/** Pythons tried, in this order, when the selected one cannot run the bundled server (for example 3.9). */
-const FALLBACK_PYTHONS = process.platform === 'win32' ? ['python3', 'python', 'py'] : ['python3.13', 'python3.12', 'python3.11', 'python3.10', 'python3'];
+/** Pythons tried, in this order, when the selected one cannot run the bundled server (for example 3.8 or PyPy). */
+const FALLBACK_PYTHONS =
+  process.platform === 'win32' ? ['python3', 'python', 'py'] : ['python3.13', 'python3.12', 'python3.11', 'python3.10', 'python3.9', 'python3'];
 
 export class Bundle {
   readonly dir: string;
@@ -75,7 +76,7 @@ export class Bundle {
 
   /**
    * The working directory of every process the extension starts: never the workspace, whose
-   * `gradguard/` folder `python -m gradguard` would import on Python 3.10 (no `-P` there). This folder
+   * `gradguard/` folder `python -m gradguard` would import on Python 3.9 and 3.10 (no `-P` there). This folder
    * holds nothing but launch.py.
    */
   get safeCwd(): string {
