@@ -9,6 +9,7 @@
 //   PYTHON       interpreter WITHOUT gradguard (a fresh venv), written into gradguard.interpreter: the squiggles
 //                come from the server bundled in the .vsix (required)
 //   ENV_PYTHON   interpreter WITH gradguard installed, for the importStrategy fromEnvironment step (required)
+//   OLDEST_PYTHON  a venv of the oldest CPython the bundle claims (3.9), without gradguard (required)
 //   WORK         scratch folder, wiped first (default: tests/e2e/artifacts/vscode-work)
 //   SHOTS        screenshot folder (default: tests/e2e/artifacts)
 //   README_SHOT  where to copy the hover screenshot for the README (optional)
@@ -33,6 +34,7 @@ const README_SHOT = process.env.README_SHOT ? path.resolve(process.env.README_SH
 let PORT = Number(process.env.PORT || 0); // 0: pick a free port
 const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
 const ENV_PYTHON = process.env.ENV_PYTHON;
+const OLDEST_PYTHON = process.env.OLDEST_PYTHON;
 
 // On a busy 2-core machine the extension host starts 10-20 s after the page; be generous.
 const LONG = 90000;
@@ -92,8 +94,10 @@ function readTrace(file) {
 }
 
 async function main() {
-  if (!CODE_SERVER || !VSIX || !PYTHON || !ENV_PYTHON) throw new Error('set CODE_SERVER, VSIX, PYTHON and ENV_PYTHON');
-  check(spawnSync(PYTHON, ['-c', 'import gradguard'], { cwd: '/' }).status !== 0, `${PYTHON} has no gradguard (the bundled server must do the work)`);
+  if (!CODE_SERVER || !VSIX || !PYTHON || !ENV_PYTHON || !OLDEST_PYTHON) throw new Error('set CODE_SERVER, VSIX, PYTHON, ENV_PYTHON and OLDEST_PYTHON');
+  for (const bare of [PYTHON, OLDEST_PYTHON]) {
+    check(spawnSync(bare, ['-c', 'import gradguard'], { cwd: '/' }).status !== 0, `${bare} has no gradguard (the bundled server must do the work)`);
+  }
   fs.rmSync(WORK, { recursive: true, force: true });
   const ud = path.join(WORK, 'user-data');
   const exts = path.join(WORK, 'extensions');
@@ -415,6 +419,53 @@ async function main() {
       '"Use Bundled Server" removed gradguard.path from the workspace settings');
     mark('versionMismatchShownWithWayOut');
 
+    // ---- the oldest CPython the bundle claims: a project venv of it, without gradguard, runs the bundled server ----
+    const extensionDir = fs.readdirSync(exts).map((d) => path.join(exts, d)).find((d) => /\.gradguard-[\d.]+/.test(d));
+    const claimed = JSON.parse(fs.readFileSync(path.join(extensionDir, 'bundled', 'manifest.json'), 'utf8')).pythons;
+    await runCommand(page, 'Notifications: Clear All Notifications');
+    const startsBeforeOldest = readTrace(traceFile).filter((e) => e.event === 'serverStarting').length;
+    fs.writeFileSync(path.join(ws, '.vscode', 'settings.json'), JSON.stringify({ 'gradguard.interpreter': OLDEST_PYTHON }, null, 2));
+    const oldestStart = await waitFor(() => readTrace(traceFile).filter((e) => e.event === 'serverStarting')[startsBeforeOldest],
+      LONG, `the restart with ${OLDEST_PYTHON}`);
+    log(`server started as: ${oldestStart.description} (${oldestStart.python} ${oldestStart.args.join(' ')})`);
+    check(oldestStart.kind === 'bundled' && oldestStart.python === OLDEST_PYTHON,
+      `the bundled server ran with the selected ${OLDEST_PYTHON} itself (not another Python from PATH)`);
+    check(new RegExp(`\\(Python ${claimed[0].replace('.', '\\.')}\\.\\d+\\)`).test(oldestStart.description),
+      `the interpreter is CPython ${claimed[0]}, the oldest the bundle claims (${claimed.join(', ')})`);
+    await waitFor(() => readTrace(traceFile).slice(startsBeforeOldest).find((e) => e.event === 'firstDiagnostics'), LONG,
+      `diagnostics from the bundled server on Python ${claimed[0]}`);
+    await squiggleOnLine(await openFile(page, 'rnn_retain_graph.py', 'h_cur = h_next'), ['opt.step()', 'h_cur = h_next'], LONG);
+    await sleep(1500);
+    const oldestToasts = await page.locator('.notification-toast', { hasText: 'gradguard' }).allInnerTexts();
+    check(oldestToasts.length === 0, `no fallback notice on Python ${claimed[0]} (saw ${JSON.stringify(oldestToasts)})`);
+    mark('bundledServerOnOldestPython');
+    await shot('15-oldest-python');
+
+    // ---- lint.run onSave (sent to the running server): typing publishes nothing, saving does -------
+    const configsBefore = (extensionLog(ud).match(/Sending notification 'workspace\/didChangeConfiguration'/g) || []).length;
+    fs.writeFileSync(path.join(ws, '.vscode', 'settings.json'),
+      JSON.stringify({ 'gradguard.interpreter': OLDEST_PYTHON, 'gradguard.lint.run': 'onSave' }, null, 2));
+    await waitFor(() => (extensionLog(ud).match(/Sending notification 'workspace\/didChangeConfiguration'/g) || []).length > configsBefore,
+      LONG, 'the lint.run setting sent to the running server');
+    check(readTrace(traceFile).filter((e) => e.event === 'serverStarting').length === startsBeforeOldest + 1,
+      'changing lint.run did not restart the server');
+    // (after `w = w + 1` w is no leaf any more, so the new write goes right below its creation)
+    const editorSave = await openFile(page, 'leaf_inplace.py', 'requires_grad=True');
+    await editorSave.locator('.view-line', { hasText: 'requires_grad=True' }).first().click();
+    await page.keyboard.press('End');
+    await page.keyboard.press('Enter');
+    await page.keyboard.type('w += 1');
+    await editorSave.locator('.view-line', { hasText: 'w += 1' }).first().waitFor();
+    await sleep(4000); // onType would have published within the 150 ms debounce and a ~10 ms analysis
+    const whileTyping = await editorSave.locator('.squiggly-error, .squiggly-warning').count();
+    await shot('16-on-save-typed');
+    check(whileTyping === 0, `lint.run onSave: no squiggle while typing (saw ${whileTyping})`);
+    await page.keyboard.press('Control+KeyS');
+    await squiggleOnLine(editorSave, 'w += 1', LONG);
+    check(/^w \+= 1$/m.test(fs.readFileSync(leaf, 'utf8')), 'the typed line was saved');
+    mark('lintOnSaveOnlyOnSave');
+    await shot('17-on-save-saved');
+
     // ---- a server that exits at once: one notification, no restart loop ----------------------------
     const crashing = path.join(WORK, 'crashing-python');
     fs.writeFileSync(crashing, `#!/bin/sh\nfor a in "$@"; do [ "$a" = server ] && { echo "server crashed on purpose" >&2; exit 3; }; done\nexec '${PYTHON}' "$@"\n`);
@@ -429,7 +480,7 @@ async function main() {
     const starts = readTrace(traceFile).filter((e) => e.event === 'serverStarting' && e.python === crashing).length;
     check(starts === 1, `the crashing server was started once, not in a loop (started ${starts} times)`);
     mark('crashReportedOnce');
-    await shot('15-server-crashed');
+    await shot('18-server-crashed');
 
     // ---- gradguard.showNotifications off: the same failure is only logged ----------------------------
     const crashingQuiet = path.join(WORK, 'crashing-python-quiet');
