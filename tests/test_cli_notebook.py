@@ -159,6 +159,7 @@ def test_python_lines_keep_strings_and_continuations():
     assert python_lines('s = """\n!not a shell line\n"""\n!echo hi\n') == ['s = """', "!not a shell line", '"""', ""]
     assert python_lines("x = 1 + \\\n  % 2\n") == ["x = 1 + \\", "  % 2"]
     assert python_lines("%%bash\nls\n") == ["", ""]
+    assert python_lines("%%capture out\nx = 1\n") == ["", "x = 1"]  # %%time and %%capture run Python
 
 
 # A notebook as other writers leave it (VS Code's JSON.stringify: floats as 0.000021, `\/`, Windows line
