@@ -102,6 +102,16 @@ def test_summary_counts_files_with_problems_and_safe_and_unsafe_fixes_apart(gg, 
     assert "[*] 1 个可用 --fix 修复（另有 1 个不安全修复，需加 --unsafe-fixes）。" in out
 
 
+def test_zh_run_says_what_was_fixed_and_not_analysed_in_chinese(gg, tmp_path):
+    write(tmp_path, {"a.py": SAFE_BUG, "broken.py": "def f(:\n    pass\n"})
+    status, out, err = gg("--concise", "--lang", "zh", "--fix", ".")
+    assert status == 2
+    assert err == "a.py：修复了 1 个问题\n"
+    assert "broken.py:1:7: 未分析 " in out
+    assert out.splitlines()[-3:] == ["已修复 1 个文件中的 1 个问题。", "已分析的代码中没有发现问题（共检查 2 个文件）。",
+                                     "1 个文件中有未分析的代码（见上文；这些代码没有检查）。"]
+
+
 def test_only_unsafe_fixes_are_not_offered_as_plain_fix(gg, tmp_path):
     write(tmp_path, {"b.py": UNSAFE_BUG})
     _, out, _ = gg("--concise", "b.py")

@@ -689,7 +689,8 @@ def format_text(results: list[FileResult], concise: bool, color: bool, lang: str
         text = r.fixed_text if r.fixed_text is not None else r.original_text
         lines = re.split(r"\r\n|\r|\n", text)
         for note in r.notes:
-            out.append(f"{r.path}:{_place(r, note.span.start_line, note.span.start_col)}: {paint('parse', '33')} "
+            out.append(f"{r.path}:{_place(r, note.span.start_line, note.span.start_col)}: "
+                       f"{paint('未分析' if lang == 'zh' else 'parse', '33')} "
                        f"{note.message}")
         for f in r.findings:
             head = f"{paint(r.path, '1')}:{_place(r, f.span.start_line, f.span.start_col)}: {paint(f.code, '31;1')} {f.message}"
@@ -1034,7 +1035,7 @@ def cmd_check(args: argparse.Namespace) -> int:
             status = EXIT_ERROR
         elif r.skipped and not (args.quiet or args.silent):
             print(f"{r.path}: {r.skipped}", file=sys.stderr)
-    status = _write_fixes(results, args, fix_mode, stdin, status, data if stdin else None)
+    status = _write_fixes(results, args, fix_mode, stdin, status, data if stdin else None, lang)
     if any(r.notes for r in results):
         status = EXIT_ERROR  # something was not analysed: never a pass
     if args.diff:
@@ -1096,7 +1097,7 @@ def _check_files(files: list[Path], configs: dict, args, lang: str, fix_mode: st
 
 
 def _write_fixes(results: list[FileResult], args, fix_mode: str, stdin: bool, status: int,
-                 stdin_data: bytes | None = None) -> int:
+                 stdin_data: bytes | None = None, lang: str = "en") -> int:
     if fix_mode == "none" and not args.add_noqa:
         return status
     for r in results:
@@ -1132,9 +1133,11 @@ def _write_fixes(results: list[FileResult], args, fix_mode: str, stdin: bool, st
         elif args.silent:
             continue
         elif args.add_noqa and fix_mode == "none":
-            print(f"{r.path}: added {r.noqa_added} noqa comment(s)", file=sys.stderr)
+            print(f"{r.path}：添加了 {r.noqa_added} 条 noqa 注释" if lang == "zh"
+                  else f"{r.path}: added {r.noqa_added} noqa comment(s)", file=sys.stderr)
         elif not args.quiet:
-            print(f"{r.path}: fixed {r.applied} finding(s)", file=sys.stderr)
+            print(f"{r.path}：修复了 {r.applied} 个问题" if lang == "zh"
+                  else f"{r.path}: fixed {r.applied} finding(s)", file=sys.stderr)
     return status
 
 
