@@ -11,8 +11,9 @@ forked child of one process that has imported torch (isolation without paying th
 a scratch working directory, with stderr captured. A bug counts as *named* when one of its bug lines is a
 line the tracer's finding cites in that file (the write, the line that raised, the backward that freed the
 graph, the state carried without detach()). The scorer also checks that no tracer frame
-(``torch/overrides.py``, ``__torch_function__``, ``gradguard/trace/``) reaches the printed traceback and
-that each finding's full report is printed once.
+(``torch/overrides.py``, ``__torch_function__``, ``gradguard/trace/``) reaches the printed traceback,
+that each finding's full report is printed once, and that findings cite no file but the program ("foreign":
+the code that runs the program, such as this scorer or the console script, is never a call site).
 
     python benchmarks/trace_recall.py [--json] [--only SUBSTRING] [--corpus real_world|rule_examples] [--verbose]
 """
@@ -82,6 +83,16 @@ def _named_lines(finding: dict, path: str) -> set[int]:
     return lines
 
 
+def _cited_files(finding: dict) -> set[str]:
+    """Every file a finding names (its sites and their call sites)."""
+    files = set()
+    for value in finding.values():
+        if isinstance(value, dict) and value.get("file"):
+            files.add(value["file"])
+            files |= {c.get("file", "") for c in value.get("callers") or ()}
+    return files
+
+
 _COMPOUND = (ast.For, ast.AsyncFor, ast.While, ast.If, ast.With, ast.AsyncWith, ast.Try, ast.FunctionDef,
              ast.AsyncFunctionDef, ast.ClassDef) + ((ast.TryStar,) if hasattr(ast, "TryStar") else ()) + \
             ((ast.Match,) if hasattr(ast, "Match") else ())
@@ -149,13 +160,17 @@ def score(items: list[dict], verbose: bool = False) -> dict:
         for line in named:
             named_spans |= set(spans.get(line, ()))
         leaked = [marker for marker in TRACER_FRAMES if marker in res["stderr"]]
+        # A finding may only cite the program (every program here is one file): never the code that runs it
+        # (the console script, this scorer).
+        foreign = sorted({f for finding in res["findings"] for f in _cited_files(finding)
+                          if os.path.realpath(f) != os.path.realpath(item["path"])})
         # Full reports start with "gradguard trace: error [" or the silent-write title; brief warnings at
         # the write are "warning [kind]: <op> at <line> ...".
         full_reports = (res["stderr"].count("gradguard trace: error [")
                         + res["stderr"].count("warning [silent-write]: a tensor saved for backward was overwritten"))
         row = {**item, "status": res["status"], "kinds": [f["kind"] for f in res["findings"]],
                "named_lines": sorted(n for n in named if n is not None),
-               "named": bool(named_spans & set(item["bug_lines"])), "leaked_frames": leaked,
+               "named": bool(named_spans & set(item["bug_lines"])), "leaked_frames": leaked, "foreign_files": foreign,
                "reports": full_reports, "findings": len(res["findings"])}
         rows.append(row)
         if verbose:
@@ -174,6 +189,7 @@ def score(items: list[dict], verbose: bool = False) -> dict:
             "recall": round(sum(r["named"] for r in bugs) / len(bugs), 3) if bugs else None,
             "correct": len(good), "correct_with_findings": sum(1 for r in good if r["findings"]),
             "tracer_frames_shown": sum(1 for r in sel if r["leaked_frames"]),
+            "findings_citing_other_files": sum(1 for r in sel if r["foreign_files"]),
             "findings_reported_more_than_once": sum(1 for r in sel if r["reports"] > r["findings"]),
         }
     return {"summary": summary, "rows": rows}
@@ -194,17 +210,22 @@ def main(argv: list[str] | None = None) -> int:
     if opts.json:
         print(json.dumps(result, indent=2))
         return 0
-    print(f"{'corpus':<15}{'bugs':>6}{'named':>7}{'recall':>8}{'correct':>9}{'FP progs':>10}{'frames':>8}{'repeats':>9}")
+    print(f"{'corpus':<15}{'bugs':>6}{'named':>7}{'recall':>8}{'correct':>9}{'FP progs':>10}{'frames':>8}{'repeats':>9}"
+          f"{'foreign':>9}")
     for corpus, s in result["summary"].items():
         recall = "-" if s["recall"] is None else f"{s['recall']:.3f}"
         print(f"{corpus:<15}{s['bugs']:>6}{s['named']:>7}{recall:>8}{s['correct']:>9}"
-              f"{s['correct_with_findings']:>10}{s['tracer_frames_shown']:>8}{s['findings_reported_more_than_once']:>9}")
+              f"{s['correct_with_findings']:>10}{s['tracer_frames_shown']:>8}{s['findings_reported_more_than_once']:>9}"
+              f"{s['findings_citing_other_files']:>9}")
     misses = [r["id"] for r in result["rows"] if r["kind"] == "bug" and not r["named"]]
     fps = [r["id"] for r in result["rows"] if r["kind"] == "correct" and r["findings"]]
     if misses:
         print("not named: " + ", ".join(misses))
     if fps:
         print("findings on correct programs: " + ", ".join(fps))
+    foreign = [f"{r['id']} ({', '.join(r['foreign_files'])})" for r in result["rows"] if r["foreign_files"]]
+    if foreign:
+        print("findings citing another file than the program: " + "; ".join(foreign))
     return 0
 
 

@@ -64,6 +64,19 @@ def test_leaf_write_and_backward_twice_across_cells(shell, capsys):
     assert f"line     Cell In[{cell}], line 1  w.add_(1)" in out and out.count("error [leaf-inplace]") == 1
 
 
+def test_call_sites_are_cells_never_the_code_that_runs_the_shell(shell, capsys):
+    # A helper defined in one cell, called from the next: "called from" names that cell's line and nothing above
+    # IPython's run_code (here this test file, in a kernel the `ipython` launcher).
+    run(shell, capsys, "%load_ext gradguard")
+    defined = shell.execution_count
+    run(shell, capsys, "import torch\ndef bump(t):\n    t.add_(1)")
+    cell = shell.execution_count
+    out = run(shell, capsys, "w = torch.rand(3, requires_grad=True)\nbump(w)")
+    assert f"line     Cell In[{defined}], line 3  t.add_(1)" in out
+    [called_from] = [line.strip() for line in out.splitlines() if "called from" in line]
+    assert called_from == f"called from Cell In[{cell}], line 2", out
+
+
 def test_a_graph_built_in_one_cell_and_used_in_the_next_is_still_watched(shell, capsys):
     run(shell, capsys, "%load_ext gradguard")
     build = shell.execution_count

@@ -138,6 +138,21 @@ def test_command_line_runs_the_rnn_program_and_writes_trace_json(tmp_path):
     assert '"line": 14' in doc and '"line": 11' in doc
 
 
+def test_the_console_script_is_not_a_call_site_of_the_program(tmp_path):
+    # `gradguard trace` as users start it: through the console script in the environment's bin/ folder, whose
+    # frame sits above the program's. Only the program's own lines may be named.
+    program = tmp_path / "helper_write.py"
+    program.write_text("import torch\n\ndef bump(t):\n    t.add_(1)\n\n"
+                       "w = torch.rand(3, requires_grad=True)\nbump(w)\n", encoding="utf-8")
+    launcher = Path(sys.executable).parent / "gradguard"
+    proc = subprocess.run([str(launcher), "trace", "--output", "-", str(program)], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 1
+    [called_from] = [line.strip() for line in proc.stderr.splitlines() if "called from" in line]
+    assert called_from == "called from helper_write.py:7", proc.stderr
+    assert str(launcher) not in proc.stderr and "bin/gradguard" not in proc.stderr
+
+
 def test_in_process_tracebacks_hold_no_tracer_frame_and_the_report_comes_once_at_exit():
     import traceback
 

@@ -108,6 +108,9 @@ def finish(tracer, fmt: str, output: str, lang: str, argv: list[str] | None = No
 def run_program(tracer, script: str | None, module: str | None, args: list[str]) -> int:
     """Run a script or module as __main__ under `tracer`, with sys.argv/sys.path as python would set
     them; returns the exit status python would have given."""
+    from .core import add_boundary
+
+    add_boundary(run_program.__code__)  # the frames above this one (the launcher, a harness) are not the program
     saved_argv, saved_path = sys.argv[:], sys.path[:]
     try:
         if module:

@@ -44,10 +44,12 @@ _GRADGUARD_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 def _skip_prefixes() -> tuple[str, ...]:
     # gradguard's own frames are the tracer (this package) and the command line (files directly in the
-    # package); the rule examples under gradguard/rules/examples/ are user programs like any other.
+    # package); the rule examples under gradguard/rules/examples/ are user programs like any other. The
+    # scripts folder holds the console-script launchers (`.venv/bin/gradguard`, `.venv/bin/ipython`): the
+    # outermost frame of the process, never the program.
     prefixes = {os.path.dirname(os.path.abspath(__file__)) + os.sep,
                 os.path.dirname(os.path.abspath(torch.__file__)) + os.sep}
-    for key in ("stdlib", "platstdlib", "purelib", "platlib"):
+    for key in ("stdlib", "platstdlib", "purelib", "platlib", "scripts"):
         path = sysconfig.get_paths().get(key)
         if path:
             prefixes.add(os.path.abspath(path) + os.sep)
@@ -64,7 +66,20 @@ def _is_user_file(filename: str) -> bool:
     if filename.startswith("<"):
         return not filename.startswith("<frozen")
     path = os.path.abspath(filename)
-    return not path.startswith(_SKIP) and os.path.dirname(path) != _GRADGUARD_DIR
+    if path.startswith(_SKIP) or os.path.dirname(path) == _GRADGUARD_DIR:
+        return False
+    real = os.path.realpath(path)  # a launcher linked from elsewhere (pipx: ~/.local/bin/gradguard)
+    return real == path or not (real.startswith(_SKIP) or os.path.dirname(real) == _GRADGUARD_DIR)
+
+
+# Code objects of the frames that run the user's program (`gradguard trace`'s run_program, IPython's
+# run_code): the frames above them are the runner's, never the program's, whatever file they are in.
+_BOUNDARIES: set = set()
+
+
+def add_boundary(code) -> None:
+    """Frames at or above a frame running `code` are not searched for the user's lines (see _BOUNDARIES)."""
+    _BOUNDARIES.add(code)
 
 
 def _user_frame(depth: int = 2) -> tuple[str, int, str]:
@@ -72,7 +87,7 @@ def _user_frame(depth: int = 2) -> tuple[str, int, str]:
     frame = sys._getframe(depth)
     cache = _IS_USER
     via = ""
-    while frame is not None:
+    while frame is not None and frame.f_code not in _BOUNDARIES:
         filename = frame.f_code.co_filename
         user = cache.get(filename)
         if user is None:
@@ -91,7 +106,7 @@ def _callers(depth: int = 2, limit: int = 3) -> tuple:
     frame = sys._getframe(depth)
     found = []
     seen_user = False
-    while frame is not None and len(found) < limit:
+    while frame is not None and len(found) < limit and frame.f_code not in _BOUNDARIES:
         filename = frame.f_code.co_filename
         user = _IS_USER.get(filename)
         if user is None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys
 
 from . import report
-from .core import Tracer, prune_traceback
+from .core import Tracer, add_boundary, prune_traceback
 
 
 class NotebookTracer:
@@ -68,6 +68,9 @@ def load_ipython_extension(shell) -> None:
     if id(shell) in _ACTIVE:
         return
     active = _ACTIVE[id(shell)] = NotebookTracer(shell)
+    run_code = getattr(getattr(type(shell), "run_code", None), "__code__", None)
+    if run_code is not None:  # IPython runs each cell's code from here: the frames above are the kernel's
+        add_boundary(run_code)
     report.set_file_label(active.cell_label)
     shell.events.register("pre_run_cell", active.pre_run_cell)
     shell.events.register("post_run_cell", active.post_run_cell)
