@@ -218,3 +218,15 @@ def test_github_and_sarif_point_at_the_notebook_file_lines(gg, train):
     assert result["locations"][0]["physicalLocation"]["region"] == {"startLine": line, "endLine": line}
     assert result["properties"] == {"cell": 3, "cellLine": 2, "cellColumn": 5}
     assert "fixes" not in result  # a cell's edit cannot be said in the JSON text's columns
+
+
+def test_json_related_places_and_edits_name_their_own_cell(gg, tmp_path):
+    nb = notebook([["import torch\n", "w = torch.rand(4, requires_grad=True)\n"], ["w += 1\n"]])
+    (tmp_path / "leaf.ipynb").write_text(dump(nb), encoding="utf-8")
+    _, out, _ = gg("--format", "json", "leaf.ipynb")
+    [d] = json.loads(out)
+    assert (d["cell"], d["location"]) == (3, {"row": 1, "column": 1})
+    assert "(created on line 2 of cell 2)" in d["message"]
+    [created] = d["related"]
+    assert (created["cell"], created["location"]["row"]) == (2, 2)
+    assert [(e["cell"], e["location"]["row"]) for e in d["fix"]["edits"]] == [(3, 1)]

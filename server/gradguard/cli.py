@@ -628,14 +628,22 @@ def _loc(span: Span, result: FileResult | None = None, end: bool = False) -> dic
 DOCS_URL = ""  # no website: the docs are `gradguard rule CODE` and the editor's rule-docs command
 
 
+def _in_cell(item: dict, span: Span, result: FileResult | None) -> dict:
+    """A related place or an edit of a notebook names its own cell (it may be another cell than the finding's)."""
+    if result is not None and result.cells is not None:
+        item["cell"] = result.where(span.start_line)[0]
+    return item
+
+
 def finding_json(path: str, f: Finding, result: FileResult | None = None) -> dict:
     fix = None
     if f.fix:
         fix = {
             "applicability": f.fix.applicability,
             "message": f.fix.message,
-            "edits": [{"content": e.new_text, "location": _loc(e.span, result),
-                       "end_location": _loc(e.span, result, end=True)} for e in f.fix.edits],
+            "edits": [_in_cell({"content": e.new_text, "location": _loc(e.span, result),
+                                "end_location": _loc(e.span, result, end=True)}, e.span, result)
+                      for e in f.fix.edits],
         }
     out = {
         "filename": path,
@@ -648,8 +656,8 @@ def finding_json(path: str, f: Finding, result: FileResult | None = None) -> dic
         "fix": fix,
         "url": DOCS_URL.format(code=f.code) if DOCS_URL else None,
         "noqa_row": _loc(f.span, result)["row"],
-        "related": [{"message": r.message, "location": _loc(r.span, result),
-                     "end_location": _loc(r.span, result, end=True)} for r in f.related],
+        "related": [_in_cell({"message": r.message, "location": _loc(r.span, result),
+                              "end_location": _loc(r.span, result, end=True)}, r.span, result) for r in f.related],
         "runtime_error": f.runtime_error,
         "explanation": f.explanation,
     }
