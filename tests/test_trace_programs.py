@@ -225,6 +225,15 @@ def test_stale_save_is_reported_once_in_full(tmp_path, capsys):
     assert err.index("RuntimeError: ") < err.index("error [stale-save]")
 
 
+def test_a_write_chained_on_the_line_that_saved_the_output_is_explained_as_an_output_write(tmp_path, capsys):
+    # Not the loop explanation (`x[i+1] = f(x[i])`) that a save and a write on one line otherwise get.
+    status, doc, err = run_traced(PROGRAMS / "output_write_same_line.py", tmp_path, capsys)
+    [finding] = doc["findings"]
+    assert finding["why"] == ("SigmoidBackward0 saves its output for backward; the in-place relu_ at line 8 "
+                              "overwrote that output")
+    assert "x[i+1]" not in err
+
+
 def test_relu_inplace_writing_its_own_saved_result_is_not_reported(tmp_path, capsys):
     # sigmoid saved g; ReLU(inplace=True) overwrites g (the real bug) and saves its own result, which is valid.
     status, doc, err = run_traced(PROGRAMS / "relu_inplace_after_sigmoid.py", tmp_path, capsys)

@@ -520,10 +520,10 @@ def _why_stale(tr, lang, tensor, node, save_file, save_line, write, saved, now, 
         m = write.module
         return (tr["why_module"].format(node=node or tr["unknown_node"], module=m[2], line=m[1], save=save_line),
                 tr["fix_module"].format(module=m[2], line=m[1]))
+    if node in _OUTPUT_SAVING:  # also on one line: `torch.sigmoid(h).relu_()`
+        return tr["why_output"].format(node=node, op=write.op, write=write.line), tr["fix_output"]
     if write.file == save_file and write.line == save_line:
         return tr["why_same_line"].format(line=save_line), tr["fix_same_line"]
-    if node in _OUTPUT_SAVING:
-        return tr["why_output"].format(node=node, op=write.op, write=write.line), tr["fix_output"]
     try:
         is_view = tensor.storage_offset() != 0 or \
             tensor.numel() * tensor.element_size() < tensor.untyped_storage().nbytes()
