@@ -6,6 +6,7 @@ the dependencies come from PyPI). One environment serves both hooks; this test t
 """
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -49,6 +50,11 @@ def test_pre_commit_runs_both_hooks_with_force_exclude(tmp_path):
     shutil.copy(EXAMPLES / "index_write_loop.py", project / "train.py")  # GG301, a safe fix
     shutil.copy(EXAMPLES / "leaf_inplace.py", project / "leaf.py")  # GG101, an unsafe fix only
     shutil.copy(EXAMPLES / "leaf_inplace.py", project / "legacy" / "old.py")  # excluded by the config
+    loop = (EXAMPLES / "index_write_loop.py").read_text(encoding="utf-8").splitlines(keepends=True)
+    notebook = {"cells": [{"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
+                           "source": loop}],
+                "metadata": {"language_info": {"name": "python"}}, "nbformat": 4, "nbformat_minor": 5}
+    (project / "nb.ipynb").write_text(json.dumps(notebook, indent=1) + "\n", encoding="utf-8")  # `types_or: jupyter`
     (project / "pyproject.toml").write_text('[tool.gradguard]\nexclude = ["legacy/*"]\n', encoding="utf-8")
     git("init", "-q", cwd=project)
     git("add", "-A", cwd=project)
@@ -57,12 +63,14 @@ def test_pre_commit_runs_both_hooks_with_force_exclude(tmp_path):
     check = try_repo(repo, "gradguard", project, home)
     assert check.returncode == 1, check.stdout + check.stderr
     assert "train.py:6:5: GG301" in check.stdout and "leaf.py:3:1: GG101" in check.stdout
+    assert "nb.ipynb:cell 1:6:5: GG301" in check.stdout
     assert "legacy/old.py" not in check.stdout  # pre-commit names it; --force-exclude skips it
-    assert "Found 2 problem(s) in 2 file(s) (2 file(s) checked)." in check.stdout
+    assert "Found 3 problem(s) in 3 file(s) (3 file(s) checked)." in check.stdout
 
     before_leaf = (project / "leaf.py").read_text(encoding="utf-8")
     fix = try_repo(repo, "gradguard-fix", project, home)
     assert fix.returncode == 1, fix.stdout + fix.stderr  # files were modified, and GG101 remains
     assert "torch.sin(x[i].clone())" in (project / "train.py").read_text(encoding="utf-8")
+    assert "torch.sin(x[i].clone())" in json.loads((project / "nb.ipynb").read_text(encoding="utf-8"))["cells"][0]["source"][5]
     assert (project / "leaf.py").read_text(encoding="utf-8") == before_leaf  # unsafe: not applied
     assert "leaf.py:3:1: GG101" in fix.stdout and "train.py:6:5" not in fix.stdout
