@@ -230,3 +230,22 @@ def test_json_related_places_and_edits_name_their_own_cell(gg, tmp_path):
     [created] = d["related"]
     assert (created["cell"], created["location"]["row"]) == (2, 2)
     assert [(e["cell"], e["location"]["row"]) for e in d["fix"]["edits"]] == [(3, 1)]
+
+
+@pytest.mark.parametrize("layout", [
+    {"indent": 1}, {"indent": None}, {"indent": "\t"}, {"indent": 2, "ensure_ascii": True},
+    {"separators": (",", ":")}, {"indent": 1, "sort_keys": True},
+], ids=["jupyter", "one-line", "tabs", "ascii-escapes", "compact", "sorted"])
+def test_fix_changes_only_the_fixed_line_in_any_json_layout(gg, tmp_path, layout):
+    cells = [["x = 'é'\n"], [*LOOP[:5], LOOP[5].replace("\n", "  # é\n"), *LOOP[6:]]]
+    nb = notebook(cells)
+    nb["metadata"]["papermill"] = {"duration": 2.5e-05, "float": 1.0}
+    raw = json.dumps(nb, ensure_ascii=layout.pop("ensure_ascii", False), **layout) + "\n"
+    (tmp_path / "nb.ipynb").write_text(raw, encoding="utf-8")
+    assert gg("--fix", "nb.ipynb")[0] == 0
+    after = (tmp_path / "nb.ipynb").read_text(encoding="utf-8")
+    old_line, new_line = cells[1][5], cells[1][5].replace("sin(x[i])", "sin(x[i].clone())")
+    assert old_line != new_line
+    ascii_only = raw.isascii()
+    assert after == raw.replace(json.dumps(old_line, ensure_ascii=ascii_only), json.dumps(new_line, ensure_ascii=ascii_only))
+    assert json.loads(after)["cells"][2]["source"][5] == new_line

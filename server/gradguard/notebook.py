@@ -390,8 +390,9 @@ def _source_value(old: str, text: str, ascii_only: bool) -> str:
     lines = text.splitlines(keepends=True)
     layout = re.match(r"\[(\r?\n)([ \t]*)\S", old)
     closing = re.search(r"(\r?\n)([ \t]*)\]\Z", old)
-    if not lines or not layout or not closing:
-        return json.dumps(lines, ensure_ascii=ascii_only)
+    if not lines or not layout or not closing:  # `["a\n", "b"]` on one line (compact separators kept)
+        separator = "," if '","' in old else ", "
+        return json.dumps(lines, ensure_ascii=ascii_only, separators=(separator, ":"))
     nl, indent = layout.groups()
     items = ("," + nl).join(indent + json.dumps(line, ensure_ascii=ascii_only) for line in lines)
     return "[" + nl + items + closing.group(1) + closing.group(2) + "]"
