@@ -133,3 +133,48 @@ def test_zh_tensor_hovers_of_every_rule_example():
                 found += [f"{path.parent.name}/{path.name}:{line + 1} {p}" for p in problems(markdown)]
     assert hovers > 500
     assert found == []
+
+
+def run_gradguard(args: list[str], cwd: Path, **locale: str):
+    """`gradguard ARGS` in `cwd` with exactly the locale variables given (the test runner's own are removed)."""
+    import os
+    import subprocess
+
+    env = {k: v for k, v in os.environ.items() if k not in ("LC_ALL", "LC_MESSAGES", "LANG", "LANGUAGE")}
+    env.update(locale)
+    return subprocess.run([sys.executable, "-m", "gradguard", *args], cwd=cwd, env=env, capture_output=True,
+                          text=True, timeout=120)
+
+
+LEAF_WRITE = "import torch\nw = torch.rand(3, requires_grad=True)\nw.add_(1)\n"
+ZH = re.compile(f"[{CJK}]")
+
+
+@pytest.mark.parametrize("locale, expected", [
+    ({"LANG": "zh_CN.UTF-8"}, "zh"),
+    ({"LC_ALL": "zh_CN.UTF-8", "LANG": "en_US.UTF-8"}, "zh"),
+    ({"LC_ALL": "C.UTF-8", "LANG": "zh_CN.UTF-8"}, "en"),  # LC_ALL wins
+    ({}, "en"),
+])
+def test_language_auto_follows_the_locale_in_every_command(locale, expected, tmp_path):
+    (tmp_path / "pyproject.toml").write_text('[tool.gradguard]\nlanguage = "auto"\n', encoding="utf-8")
+    (tmp_path / "train.py").write_text(LEAF_WRITE, encoding="utf-8")
+    (tmp_path / "error.txt").write_text(
+        "RuntimeError: a leaf Variable that requires grad is being used in an in-place operation.\n", encoding="utf-8")
+    outputs = {
+        "check": run_gradguard(["check", "train.py"], tmp_path, **locale).stdout,
+        "rule": run_gradguard(["rule", "GG101"], tmp_path, **locale).stdout,
+        "rule --all": run_gradguard(["rule", "--all"], tmp_path, **locale).stdout,
+        "explain": run_gradguard(["explain", "--no-static", "error.txt"], tmp_path, **locale).stdout,
+    }
+    for command, out in outputs.items():
+        assert out and bool(ZH.search(out)) == (expected == "zh"), (command, out)
+
+
+def test_language_auto_follows_the_locale_in_the_tracer(tmp_path):
+    (tmp_path / "train.py").write_text(LEAF_WRITE, encoding="utf-8")
+    zh = run_gradguard(["trace", "--output", "-", "train.py"], tmp_path, LANG="zh_CN.UTF-8").stderr
+    assert "错误 [leaf-inplace]" in zh, zh
+    (tmp_path / "pyproject.toml").write_text('[tool.gradguard]\nlanguage = "en"\n', encoding="utf-8")
+    en = run_gradguard(["trace", "--output", "-", "train.py"], tmp_path, LANG="zh_CN.UTF-8").stderr
+    assert "error [leaf-inplace]" in en and not ZH.search(en), en  # the config's language wins over the locale

@@ -22,6 +22,7 @@ from . import __version__
 from .cache import content_hash
 from .config import DEFAULT_EXCLUDES, Config, ConfigError, ConfigResolver
 from .findings import SAFE, Edit, Finding, Fix, ParseNote
+from .i18n import default_language, locale_language  # `language = "auto"`: the locale
 from .notebook import CellMap, Notebook, NotebookError
 from .source import Span
 
@@ -986,15 +987,6 @@ def _codes(values: list[str] | None) -> tuple[str, ...] | None:
     return tuple(c.strip().upper() for v in values for c in v.split(",") if c.strip())
 
 
-def locale_language(environ=os.environ) -> str:
-    """`language = "auto"`: zh when the locale (LC_ALL, then LC_MESSAGES, then LANG) is Chinese, else en."""
-    for name in ("LC_ALL", "LC_MESSAGES", "LANG"):
-        value = environ.get(name)
-        if value:
-            return "zh" if value.lower().startswith("zh") else "en"
-    return "en"
-
-
 def _lang(config: Config, cli_lang: str | None) -> str:
     return cli_lang or config.language or locale_language()
 
@@ -1233,7 +1225,7 @@ def _fixes_listing(results: list[FileResult], fix_mode: str, lang: str) -> str:
 def cmd_rule(args: argparse.Namespace) -> int:
     from .rules import all_rules, get_rule
 
-    lang = args.lang or "en"
+    lang = args.lang or default_language(os.getcwd())
     if args.all or not args.code:
         width = max(len(r.name) for r in all_rules())
         for r in all_rules():
@@ -1320,7 +1312,8 @@ def build_parser() -> argparse.ArgumentParser:
                           formatter_class=argparse.RawDescriptionHelpFormatter)
     rule.add_argument("code", nargs="?", help="a rule code such as GG101")
     rule.add_argument("--all", action="store_true", help="list every rule")
-    rule.add_argument("--lang", choices=("en", "zh"), help="language of the docs")
+    rule.add_argument("--lang", choices=("en", "zh"),
+                      help="language of the docs (default: the config's `language`, else the locale)")
     sub.add_parser("server", help="run the language server over stdio", add_help=False)
     sub.add_parser("trace", help="run a script with the in-place tracer (needs gradguard[tracer])", add_help=False)
     sub.add_parser("explain", help="explain an autograd error message or traceback", add_help=False)

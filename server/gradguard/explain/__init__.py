@@ -543,7 +543,8 @@ def main(argv: list[str]) -> int:
                                      description="Explain a PyTorch autograd error from a traceback or its text.")
     parser.add_argument("input", nargs="?", default="-", help="file with the traceback, or - for stdin (default)")
     parser.add_argument("--format", choices=("text", "json"), default="text")
-    parser.add_argument("--lang", choices=("en", "zh"), default="en")
+    parser.add_argument("--lang", choices=("en", "zh"),
+                        help="language of the explanation (default: the config's `language`, else the locale)")
     parser.add_argument("--no-static", action="store_true",
                         help="do not run the static engine on the files the traceback names")
     try:
@@ -559,6 +560,10 @@ def main(argv: list[str]) -> int:
     except OSError as exc:
         print(f"gradguard explain: {opts.input}: {exc.strerror or exc}", file=sys.stderr)
         return 2
+    if opts.lang is None:
+        from ..i18n import default_language
+
+        opts.lang = default_language(os.getcwd())
     explanations = explain(text, lang=opts.lang, run_static=not opts.no_static)
     if opts.format == "json":
         print(json.dumps(to_json(explanations), indent=2, ensure_ascii=False))

@@ -5,6 +5,7 @@ a code span, none between full-width punctuation and a code span. Fenced code bl
 """
 from __future__ import annotations
 
+import os
 import re
 
 CJK = "\u4e00-\u9fff"
@@ -97,3 +98,26 @@ def zh_labels(text: str) -> str:
 def zh_text(text: str) -> str:
     """A Chinese text as users read it: analysis labels in Chinese, one spacing rule around code spans."""
     return zh_spacing(zh_labels(text))
+
+
+def locale_language(environ=None) -> str:
+    """`language = "auto"`: zh when the locale (LC_ALL, then LC_MESSAGES, then LANG) is Chinese, else en."""
+    environ = os.environ if environ is None else environ
+    for name in ("LC_ALL", "LC_MESSAGES", "LANG"):
+        value = environ.get(name)
+        if value:
+            return "zh" if value.lower().startswith("zh") else "en"
+    return "en"
+
+
+def default_language(start: str = ".", environ=None) -> str:
+    """The language of a command given no `--lang` (`gradguard rule`, `trace`, `explain`): the `language` of the
+    nearest `[tool.gradguard]` above `start`, else (none, or `auto`) the locale. A configuration that cannot be
+    read does not stop these commands: the locale decides then."""
+    from ..config import ConfigError, load_config
+
+    try:
+        language = load_config(start).language
+    except (ConfigError, OSError, ValueError):
+        language = ""
+    return language or locale_language(environ)

@@ -19,7 +19,8 @@ def _parser() -> argparse.ArgumentParser:
                     "needed but an in-place write changed: the line that saved them and the line that wrote them.")
     p.add_argument("--format", choices=("text", "json"), default="text",
                    help="text: readable report on stderr (default); json: the trace document on stderr at exit")
-    p.add_argument("--lang", choices=("en", "zh"), default="en", help="language of the report")
+    p.add_argument("--lang", choices=("en", "zh"),
+                   help="language of the report (default: the config's `language`, else the locale)")
     p.add_argument("--strict", action="store_true",
                    help="raise instead of warning when backward reads a tensor overwritten without a version "
                         "bump (.data writes, fused optimizers)")
@@ -69,6 +70,10 @@ def main(argv: list[str]) -> int:
         print(f"gradguard trace: error: {opts.script}: no such file", file=sys.stderr)
         return 2
 
+    if opts.lang is None:
+        from ..i18n import default_language
+
+        opts.lang = default_language(os.getcwd())
     from .core import Tracer  # imports torch
 
     live_text = opts.format == "text"

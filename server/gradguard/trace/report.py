@@ -207,8 +207,9 @@ T = {
         "msg_twice_unknown": "{cur} went through a graph whose saved tensors an earlier backward() freed",
         "why_twice": ("{freed} freed the saved tensors of the graph built at line {build} (backward() frees them "
                       "unless retain_graph=True), and {cur} needs them again"),
-        "why_twice_loop": ("the same backward() line ran before ({freed}) and freed the saved tensors of the graph "
-                           "built at line {build}; {cur} reaches that old graph again"),
+        "why_twice_loop": ("{freed} freed the saved tensors of the graph built at line {build} (backward() frees "
+                           "them unless retain_graph=True); the same line runs again ({call}) and reaches that old "
+                           "graph"),
         "why_twice_nofree": "an earlier backward() freed this graph's saved tensors, and {cur} needs them again",
         "why_twice_carry": ("; it is reached through `{var}`, assigned from `{src}` at line {line} (`{stmt}`) without "
                             ".detach(), so each new loss also reaches the previous iteration's graph of line {build}"),
@@ -285,7 +286,7 @@ T = {
         "module_row": "{module} 创建于 {loc}",
         "why_module": "在第 {save} 行的前向调用中，{node} 为反向传播保存了一个张量，随后第 {line} 行创建的 {module} 原地覆盖了这个张量",
         "fix_module": "创建该模块时使用 inplace=False（第 {line} 行），或先复制（`clone()`）它的输入",
-        "line": "代码行", "op": "操作", "torch": "torch 报错",
+        "line": "代码行", "op": "操作", "torch": "报错",
         "msg_raised": "{loc}：{title}（{op}）；torch 在这一行抛出错误",
         "msg_raised_backward": "{loc}：{title}（{op}）；torch 当时接受了写入，之后在 {bloc} 的 backward() 中报错",
         "raised_in_backward": "torch 在 {loc} 的 backward() 中报错",
@@ -297,9 +298,10 @@ T = {
         "msg_twice": "{cur}经过了在 {build} 构建的计算图（{node}），而它已被{freed}释放",
         "msg_twice_nofree": "{cur}经过了在 {build} 构建的计算图（{node}），它保存的张量已被之前的 backward() 释放",
         "msg_twice_unknown": "{cur}经过了一个保存的张量已被之前的 backward() 释放的计算图",
-        "why_twice": ("{freed} 释放了第 {build} 行构建的计算图所保存的张量（除非 `retain_graph=True`，backward() 都会释放它们），"
+        "why_twice": ("{freed}释放了第 {build} 行构建的计算图所保存的张量（除非 `retain_graph=True`，backward() 都会释放它们），"
                       "而{cur}又需要它们"),
-        "why_twice_loop": "同一行的 backward() 之前执行过（{freed}），释放了第 {build} 行构建的计算图所保存的张量；{cur}又经过了这个旧计算图",
+        "why_twice_loop": ("{freed}释放了第 {build} 行构建的计算图所保存的张量（除非 `retain_graph=True`，backward() "
+                           "都会释放它们）；同一行再次执行（{call}）时又经过了这个旧计算图"),
         "why_twice_nofree": "之前的 backward() 已释放这个计算图所保存的张量，而{cur}又需要它们",
         "why_twice_carry": ("；它通过 `{var}` 到达：`{var}` 在第 {line} 行由 `{src}` 赋值（`{stmt}`），没有分离（`detach()`），"
                             "所以每个新的损失也会经过上一轮迭代在第 {build} 行构建的计算图"),
@@ -715,7 +717,8 @@ def _twice_parts(*, node, build, freed_site, current, carry, lang) -> dict:
         freed_line = tr["bw_line"].format(line=freed_site[2], n=_nth(freed_site[0], lang))
         same = (freed_site[1], freed_site[2]) == (cfile, cline)
         message = tr["msg_twice"].format(cur=cur, freed=freed, build=_loc(*build), node=node or tr["unknown_node"])
-        why = tr["why_twice_loop" if same else "why_twice"].format(cur=cur_line, freed=freed_line, build=build[1])
+        why = tr["why_twice_loop" if same else "why_twice"].format(cur=cur_line, freed=freed_line, build=build[1],
+                                                                   call=tr["call"].format(n=_nth(number, lang)))
     elif build is not None:
         message = tr["msg_twice_nofree"].format(cur=cur, build=_loc(*build), node=node or tr["unknown_node"])
         why = tr["why_twice_nofree"].format(cur=cur_line)
