@@ -2,7 +2,8 @@
 
 The hook repository is a git repository built in tmp_path from this checkout's packaging files and package,
 so pre-commit installs gradguard exactly as a user's pre-commit would (a fresh virtualenv, `pip install .`;
-the dependencies come from PyPI). One environment serves both hooks; this test takes about a minute.
+the dependencies come from PyPI). `try-repo` builds that environment in a temporary store for each of the two
+runs; the test takes one to three minutes.
 """
 from __future__ import annotations
 
