@@ -136,3 +136,22 @@ def test_creating_the_imported_module_later_invalidates_the_importer(gg, tmp_pat
     (tmp_path / "model.py").write_text(MODEL, encoding="utf-8")
     _, found, analysed = gg("train.py")
     assert analysed == ["train.py"] and [(d["code"], d["location"]["row"]) for d in found] == [("GG401", 10)]
+
+
+@pytest.mark.parametrize("change", ["gradguard version", "python version"])
+def test_another_gradguard_or_python_version_misses(gg, tmp_path, monkeypatch, change):
+    from gradguard import cache
+
+    (tmp_path / "a.py").write_text(LEAF, encoding="utf-8")
+    gg(".")
+    assert gg(".")[2] == []
+    if change == "gradguard version":
+        monkeypatch.setattr(cache, "__version__", "9.9.9")
+    else:
+        monkeypatch.setattr(cache.sys, "version", "3.99.0 (another build)")
+    cache.tool_fingerprint.cache_clear()
+    try:
+        assert gg(".")[2] == ["a.py"]
+    finally:
+        monkeypatch.undo()
+        cache.tool_fingerprint.cache_clear()
