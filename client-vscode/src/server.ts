@@ -9,9 +9,12 @@ import {
   ErrorHandler,
   LanguageClient,
   LanguageClientOptions,
+  MessageType,
   RegistrationData,
   RevealOutputChannelOn,
   ServerOptions,
+  ShowMessageNotification,
+  ShowMessageParams,
   State,
 } from 'vscode-languageclient/node';
 import { CLIENT_COMMANDS } from './commands';
@@ -171,6 +174,9 @@ export class ServerManager implements vscode.Disposable {
     );
     skipClientCommands(client);
     client.onNotification('gradguard/status', (status: AnalysisStatus) => this.statusEmitter.fire(status));
+    // The server's own messages (a broken [tool.gradguard], a file too large to analyse) follow
+    // gradguard.showNotifications like the extension's; vscode-languageclient would show every one.
+    client.onNotification(ShowMessageNotification.type, (message) => this.showServerMessage(message));
     // Follow the client's own restarts after a crash (see errorHandler).
     client.onDidChangeState(({ newState }) => {
       if (this.client === client && this.state !== 'failed') {
@@ -301,6 +307,13 @@ export class ServerManager implements vscode.Disposable {
         return { action: CloseAction.DoNotRestart, handled: true };
       },
     };
+  }
+
+  /** A `window/showMessage` from the server: always logged, shown when gradguard.showNotifications allows its level. */
+  private showServerMessage(message: ShowMessageParams): void {
+    const level = message.type === MessageType.Error ? 'error' : message.type === MessageType.Warning ? 'warning' : 'info';
+    (level === 'error' ? this.log.error : level === 'warning' ? this.log.warn : this.log.info).call(this.log, `Server: ${message.message}`);
+    void notify(level, message.message);
   }
 
   private fail(message: string): void {

@@ -418,6 +418,18 @@ async function main() {
     check(!('gradguard.path' in JSON.parse(fs.readFileSync(path.join(ws, '.vscode', 'settings.json'), 'utf8'))),
       '"Use Bundled Server" removed gradguard.path from the workspace settings');
     mark('versionMismatchShownWithWayOut');
+    // Once: the same server again (here after a restart) is only logged.
+    await runCommand(page, 'Notifications: Clear All Notifications');
+    const startsBeforeAgain = readTrace(traceFile).filter((e) => e.event === 'serverStarting').length;
+    fs.writeFileSync(path.join(ws, '.vscode', 'settings.json'), JSON.stringify({ 'gradguard.path': older }, null, 2));
+    await waitFor(() => readTrace(traceFile).slice(startsBeforeAgain).some((e) => e.event === 'clientReady' && e.kind === 'path'), LONG,
+      'the older gradguard started again');
+    await waitFor(() => /differs from the extension's [\d.]+ \(already reported\)/.test(extensionLog(ud)), MEDIUM,
+      'the repeated mismatch in the log');
+    await sleep(2000);
+    const againToasts = await page.locator('.notification-toast', { hasText: 'version 0.0.1' }).count();
+    check(againToasts === 0, `the version mismatch is shown once (shown again ${againToasts} times)`);
+    mark('versionMismatchShownOnce');
 
     // ---- the oldest CPython the bundle claims: a project venv of it, without gradguard, runs the bundled server ----
     const extensionDir = fs.readdirSync(exts).map((d) => path.join(exts, d)).find((d) => /\.gradguard-[\d.]+/.test(d));
@@ -496,6 +508,34 @@ async function main() {
     const quietToasts = await page.locator('.notification-toast', { hasText: 'gradguard' }).count();
     check(quietToasts === 0, `showNotifications off: no notification for the failed start (saw ${quietToasts})`);
     mark('showNotificationsOffOnlyLogs');
+
+    // ---- the server's own messages (window/showMessage) follow gradguard.showNotifications too ----------
+    // A broken [tool.gradguard] makes the server show one error message. With onError it is a notification;
+    // after a restart with showNotifications off, the same message only reaches the log.
+    fs.writeFileSync(path.join(ws, 'pyproject.toml'), '[tool.gradguard]\nselect = 5\n');
+    const configError = /`select` must be a list of rule codes/;
+    await runCommand(page, 'Notifications: Clear All Notifications');
+    fs.writeFileSync(path.join(ws, '.vscode', 'settings.json'),
+      JSON.stringify({ 'gradguard.interpreter': PYTHON, 'gradguard.showNotifications': 'onError' }, null, 2));
+    await openFile(page, 'rnn_retain_graph.py', 'h_cur = h_next');
+    const shown = page.locator('.notification-toast', { hasText: configError }).first();
+    await shown.waitFor({ state: 'visible', timeout: LONG });
+    log(`server message shown with onError: ${JSON.stringify(await shown.innerText())}`);
+    mark('serverMessageShownOnError');
+    await runCommand(page, 'Notifications: Clear All Notifications');
+    const logBefore = (extensionLog(ud).match(/`select` must be a list of rule codes/g) || []).length;
+    const startsBeforeQuiet = readTrace(traceFile).filter((e) => e.event === 'serverStarting').length;
+    fs.writeFileSync(path.join(ws, '.vscode', 'settings.json'),
+      JSON.stringify({ 'gradguard.interpreter': OLDEST_PYTHON, 'gradguard.showNotifications': 'off' }, null, 2));
+    await waitFor(() => readTrace(traceFile).filter((e) => e.event === 'serverStarting').length > startsBeforeQuiet, LONG,
+      'the restart with showNotifications off');
+    await waitFor(() => (extensionLog(ud).match(/`select` must be a list of rule codes/g) || []).length > logBefore, LONG,
+      "the restarted server's message in the log");
+    await sleep(3000);
+    const quietServerToasts = await page.locator('.notification-toast').allInnerTexts();
+    check(quietServerToasts.length === 0, `showNotifications off: the server's message is not a notification (saw ${JSON.stringify(quietServerToasts)})`);
+    fs.rmSync(path.join(ws, 'pyproject.toml'));
+    mark('serverMessagesFollowShowNotifications');
 
     // ---- untrusted-repository check: nothing imported the workspace's gradguard/ ---------------------
     check(!fs.existsSync(marker), `no process imported the workspace's gradguard/ (${fs.existsSync(marker) ? fs.readFileSync(marker, 'utf8') : ''})`);
