@@ -163,6 +163,13 @@ async def test_saved_tensor_timeline_in_a_setitem_loop(client: LanguageClient):
     text = await hover_at(client, uri, 5, 4)  # `x` in `x[i+1] = ...`
     assert "**`x`**" in text
     assert "- line 4: `[]=` writes it in place → version 1\n" in text
-    assert "- line 6: `sin` saves `x[i]` (a view of it) for backward at version 1 (repeats in the loop)\n" in text
-    assert "- line 6: `[]=` writes it in place → version 2 (repeats in the loop)\n" in text
-    assert "- line 8: `backward()` reads what `sin` saved and expects version 1, but line 6 already made it 2" in text
+    # The loop runs three times: torch raises on the last pass's save (`is at version 4; expected version 3`). Each
+    # place is listed once, with the first pass's versions, and says so: no version is shown as the only one.
+    first_pass = " (the first pass; it repeats in the loop, at later versions)\n"
+    assert "- line 6: `sin` saves `x[i]` (a view of it) for backward at version 1" + first_pass in text
+    assert "- line 6: `[]=` writes it in place → version 2" + first_pass in text
+    assert ("- line 8: `backward()` reads what `sin` saved on every pass; the first pass's save expects version 1, "
+            "but line 6 already made it 2: it raises") in text
+    w = await hover_at(client, uri, 2, 0)  # saved at version 0 on every pass: no qualifier
+    assert "- line 6: `*` saves `w[i]` (a view of it) for backward at version 0 (repeats in the loop)\n" in w
+    assert "- line 8: `backward()` reads what `*` saved at version 0, as expected" in w

@@ -152,3 +152,20 @@ def test_predicted_error_on_small_programs(name: str):
     expected_node = {"detach_alias_write": "Mul", "detach_name_write": "Sigmoid"}.get(name)
     said = OUTPUT_OF.search(finding.runtime_error)
     assert (said[2] if said else None) == expected_node
+
+
+LOOP = ("import torch\nx = torch.zeros(4)\nw = torch.rand(4, requires_grad=True)\nx[0] = torch.rand(1) * w[0]\n"
+        "for i in range({passes}):\n    x[i+1] = torch.sin(x[i]) * w[i]\nx.sum().backward()\n")
+
+
+def test_versions_of_a_save_in_a_loop_are_those_of_the_pass_they_name():
+    """A save in a loop is made once per pass, each at its own version. The explanation gives one pass's numbers
+    and names the pass; torch's message gives those of the pass it unpacks first (here the last one)."""
+    for passes, torch_versions in ((1, ("2", "1")), (3, ("4", "3"))):
+        text = LOOP.format(passes=passes)
+        [finding] = [f for f in check_text(text, "loop.py").findings if f.runtime_error]
+        assert "at version 1 (pass 1 of the loop)" in finding.explanation
+        assert "finds a newer version than it saved (2 instead of 1 on pass 1)" in finding.explanation
+        assert VERSIONS.search(finding.runtime_error).groups() == ("<n>", "<m>")  # torch's numbers vary per run
+        actual = run_bounded(text, "loop.py").error
+        assert VERSIONS.search(actual).groups() == torch_versions

@@ -90,7 +90,9 @@ _T = {
                           "view": "{line}: `{op}` writes it through a view (same version counter) → version {v}"},
         "v_data": "{line}: `{op}` writes the same storage through `.data`: the values change, the version counter does not, so backward does not notice (silently wrong gradients)",
         "v_repeats": " (repeats in the loop)",
+        "v_repeats_first": " (the first pass; it repeats in the loop, at later versions)",
         "v_stale": "{line}: `backward()` reads what `{op}` saved and expects version {then}, but {wline} already made it {now}: it raises",
+        "v_stale_loop": "{line}: `backward()` reads what `{op}` saved on every pass; the first pass's save expects version {then}, but {wline} already made it {now}: it raises",
         "v_read": "{line}: `backward()` reads what `{op}` saved at version {then}, as expected",
         "v_pending": "a `backward()` through this graph would read what `{op}` saved and expect version {then}",
         "alias_detach": "`{name}` is `{base}.detach()`: same storage and the same version counter as `{base}`, so an in-place write on either bumps the version that `{base}`'s saves check.",
@@ -127,7 +129,9 @@ _T = {
                           "view": "{line}：`{op}` 通过视图（同一个版本计数器）原地修改了它 → 版本 {v}"},
         "v_data": "{line}：`{op}` 通过 `.data` 属性写入同一存储：数值变了，版本计数器不变，反向传播察觉不到（梯度悄悄出错）",
         "v_repeats": "（在循环中重复）",
+        "v_repeats_first": "（第一轮；之后每轮重复，版本更高）",
         "v_stale": "{line}：`backward()` 读取 `{op}` 保存的张量，期望版本 {then}，但{wline}已把它变为 {now}：报错",
+        "v_stale_loop": "{line}：`backward()` 读取 `{op}` 在每一轮保存的张量；第一轮的保存期望版本 {then}，但{wline}已把它变为 {now}：报错",
         "v_read": "{line}：`backward()` 读取 `{op}` 保存的张量，版本 {then} 与期望一致",
         "v_pending": "经过这张计算图的 `backward()` 会读取 `{op}` 保存的张量，并期望版本 {then}",
         "alias_detach": "`{name}` 是 `{base}.detach()`：与 `{base}` 共享存储和版本计数器，原地修改任一个都会增加 `{base}` 的已保存张量所检查的版本。",
@@ -288,12 +292,13 @@ def version_timeline(value, name: str, analysis, where, lang: str) -> list[str]:
     other_saves = [s for s in analysis.saves if s.storage is storage and s.counter is not counter]
     events: list[tuple[int, str]] = []
     seen: dict[tuple, int] = {}
+    repeats: dict[tuple, bool] = {}  # key -> whether a later pass gave another text (another version)
 
     def add(seq: int, key: tuple, text: str) -> None:
+        # A loop's body is interpreted once per pass: its places are listed once, with the first pass's versions
+        # (said so when later passes differ).
         if key in seen:
-            i = seen[key]
-            if not events[i][1].endswith(t["v_repeats"]):
-                events[i] = (events[i][0], events[i][1] + t["v_repeats"])
+            repeats[key] = repeats.get(key, False) or text != events[seen[key]][1]
             return
         seen[key] = len(events)
         events.append((seq, text))
@@ -322,6 +327,9 @@ def version_timeline(value, name: str, analysis, where, lang: str) -> list[str]:
         if span is not None and value.data_of is not None:
             add(s.seq, ("save", s.op, span), t["v_saved_alias"].format(
                 line=where(span), op=s.op, alias=f"`{value.data_of.name}`", v=s.version))
+    for key, varies in repeats.items():
+        i = seen[key]
+        events[i] = (events[i][0], events[i][1] + t["v_repeats_first" if varies else "v_repeats"])
     events.sort(key=lambda e: e[0])
     out = [f"- {text}" for _, text in events]
     # The backward that reads each save: the one a stale-save problem names, else the one that freed the graph.
@@ -333,8 +341,10 @@ def version_timeline(value, name: str, analysis, where, lang: str) -> list[str]:
             continue
         read.add(("stale", save_span, use))
         w_span = _at(loc, p.write.node, p.write.top)
-        out.append("- " + t["v_stale"].format(line=where(use), op=p.save.op, then=v(p.save.version),
-                                              now=v(p.write.version_after), wline=where(w_span) if w_span else "?"))
+        in_loop = repeats.get(("save", p.save.op, save_span)) or repeats.get(("write", p.write.op, w_span))
+        out.append("- " + t["v_stale_loop" if in_loop else "v_stale"].format(
+            line=where(use), op=p.save.op, then=v(p.save.version), now=v(p.write.version_after),
+            wline=where(w_span) if w_span else "?"))
     for s in saves:
         save_span = _at(loc, s.node, s.top)
         if save_span is None or any(key[1] == save_span for key in read):

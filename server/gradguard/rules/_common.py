@@ -363,13 +363,23 @@ def stale_timeline(ctx: RuleContext, problem) -> str:
     if problem.carry is not None:
         use += ctx.t(" in the next iteration", "（在下一轮迭代中）")
     desc = write_desc(ctx, write)
+    # A save in a loop is made once per pass, each at its own version: absolute numbers are those of one pass
+    # (torch reports the pass it unpacks first, usually the last one), and the text says which. (Relative ones,
+    # v and v+1, hold on every pass.)
+    k = save.iteration + 1
+    pass_of = (ctx.t(f" (pass {k} of the loop)", f"（循环的第 {k} 轮）")
+               if save.loop is not None and save.counter.known_start else "")
+    found = (ctx.t(f"finds a newer version than it saved ({now_v} instead of {saved_v} on pass {k})",
+                   f"发现版本比保存时新（第 {k} 轮：{now_v} 而不是 {saved_v}）") if pass_of else
+             ctx.t(f"finds version {now_v} instead of {saved_v}", f"发现版本是 {now_v} 而不是 {saved_v}"))
     return ctx.t(
-        f"1. Line {s_line}: `{save.op}` saves {what}{', ' + name + ',' if name else ''} for backward at version {saved_v}.\n"
+        f"1. Line {s_line}: `{save.op}` saves {what}{', ' + name + ',' if name else ''} for backward at version "
+        f"{saved_v}{pass_of}.\n"
         f"2. Line {w_line}: `{desc}` writes it in place{via}{iteration}: version {now_v}.\n"
-        f"3. {use[0].upper() + use[1:]} unpacks the saved tensor, finds version {now_v} instead of {saved_v}, and raises.",
-        f"1. 第 {s_line} 行：`{save.op}` 为反向传播保存了{what}{' ' + name if name else ''}，版本为 {saved_v}。\n"
+        f"3. {use[0].upper() + use[1:]} unpacks the saved tensor, {found}, and raises.",
+        f"1. 第 {s_line} 行：`{save.op}` 为反向传播保存了{what}{' ' + name if name else ''}，版本为 {saved_v}{pass_of}。\n"
         f"2. 第 {w_line} 行：`{desc}` 原地修改了它{via}{iteration}：版本变为 {now_v}。\n"
-        f"3. {use}取出保存的张量时发现版本是 {now_v} 而不是 {saved_v}，于是报错。")
+        f"3. {use}取出保存的张量时{found}，于是报错。")
 
 
 def detach_carry_fix(ctx: RuleContext, problem) -> tuple[Edit, str] | None:
