@@ -33,6 +33,9 @@ SHAPES: dict[str, callable] = {
     "elif-chain": lambda n: "if x == 0:\n    pass\n" + "".join(f"elif x == {i}:\n    pass\n" for i in range(1, n)),
     # unary, right-associative and keyword chains
     "nested-lambda": lambda n: "f = " + "lambda: " * n + "0\n",
+    # a lambda's parameter list: its `,` and `=` separate parameters, they do not end the chain
+    "nested-lambda-params": lambda n: "f = " + "lambda a, b: " * n + "0\n",
+    "nested-lambda-defaults": lambda n: "f = " + "lambda a=" * n + "0" + ": 0" * n + "\n",
     "not-chain": lambda n: "b = " + "not " * n + "x\n",
     "invert-chain": lambda n: "b = " + "~" * n + "x\n",
     "minus-chain": lambda n: "b = " + "- " * n + "x\n",
@@ -48,6 +51,12 @@ SHAPES: dict[str, callable] = {
     "nested-parens": lambda n: "b = " + "(" * n + "x" + ")" * n + "\n",
     "nested-lists": lambda n: "b = " + "[" * n + "x" + "]" * n + "\n",
     "nested-calls": lambda n: "b = " + "f(" * n + "x" + ")" * n + "\n",
+    # inside an f-string's replacement fields (the scan once took an f-string for a plain string)
+    "fstring-and-chain": lambda n: "b = f'{" + " and ".join(["x"] * n) + "}'\n",
+    "fstring-nested-parens": lambda n: "b = f'{" + "(" * n + "x" + ")" * n + "}'\n",
+    "fstring-attribute-chain": lambda n: "b = f'{x" + ".a" * n + "}'\n",
+    "fstring-nested-lambda": lambda n: "b = f'{(" + "lambda: " * n + "0)}'\n",
+    "fstring-format-spec": lambda n: "b = f'{x:{" + "y." * n + "z}}'\n",
     # size
     "list-literal": lambda n: "data = [" + ", ".join(str(i) for i in range(n)) + "]\n",
 }
@@ -66,6 +75,8 @@ CRASH_SIZES = {
     "string-concat": 10000,
     "elif-chain": 8000,
     "nested-lambda": 3500,
+    "nested-lambda-params": 3500,  # SIGSEGV in libcst (the guard reset its count at each `,` and `=`)
+    "nested-lambda-defaults": 3500,  # SIGSEGV
     "not-chain": 10000,
     "invert-chain": 10000,
     "minus-chain": 10000,
@@ -79,6 +90,11 @@ CRASH_SIZES = {
     "nested-parens": 5000,
     "nested-lists": 5000,
     "nested-calls": 5000,
+    "fstring-and-chain": 7000,  # the follower's block was left out instead ("too deeply nested")
+    "fstring-nested-parens": 7000,  # SIGSEGV
+    "fstring-attribute-chain": 7000,  # SIGSEGV
+    "fstring-nested-lambda": 7000,  # SIGSEGV
+    "fstring-format-spec": 7000,  # SIGSEGV
     "list-literal": 180000,  # about 1.2 MB
 }
 

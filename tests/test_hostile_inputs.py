@@ -12,6 +12,7 @@ import sys
 import textwrap
 from pathlib import Path
 
+import libcst as cst
 import pytest
 
 from gradguard import parse
@@ -61,16 +62,20 @@ def test_every_shape_at_the_size_that_crashed_is_a_note_and_the_rest_is_analysed
 
 
 @pytest.mark.parametrize("shape", ["and-chain-lines", "plus-chain-lines", "elif-chain", "nested-lambda",
-                                   "ternary-chain", "method-chain-lines", "not-chain", "string-concat"])
+                                   "nested-lambda-params", "nested-lambda-defaults", "ternary-chain",
+                                   "method-chain-lines", "not-chain", "string-concat", "fstring-and-chain",
+                                   "fstring-attribute-chain", "fstring-nested-lambda", "fstring-format-spec"])
 def test_just_under_the_limit_is_analysed_and_just_over_it_is_a_note(shape: str):
     make = SHAPES[shape]
     n = 1
     while block_shape(make(n * 2)).depth <= MAX_DEPTH:
         n *= 2
+        assert n < 100_000, "the estimate does not grow with the shape"
     while block_shape(make(n + 1)).depth <= MAX_DEPTH:
         n += 1
-    # The estimate is close to the tree's real depth: the largest accepted size is within 2x of the limit.
-    assert MAX_DEPTH // 2 - 5 <= n <= MAX_DEPTH, n
+    # The estimate is close to the tree's real depth: the largest accepted shape's tree is within 2x of the limit.
+    real = tree_depth(cst.parse_module(make(n)))
+    assert MAX_DEPTH // 2 <= real <= 2 * MAX_DEPTH, (n, real)
     codes, notes = codes_and_notes(make(n) + "\n" + LEAF + "w += 1\n")
     assert notes == [] and (FOLLOWER_FINDING, block_count_line(make(n)) + 3) in codes, (codes, notes)
     codes, notes = codes_and_notes(make(n + 1) + "\n" + LEAF + "w += 1\n")
@@ -78,8 +83,28 @@ def test_just_under_the_limit_is_analysed_and_just_over_it_is_a_note(shape: str)
     assert (FOLLOWER_FINDING, block_count_line(make(n + 1)) + 3) in codes, (codes, notes)
 
 
+def tree_depth(node) -> int:
+    best, stack = 0, [(node, 1)]
+    while stack:
+        node, depth = stack.pop()
+        best = max(best, depth)
+        stack.extend((child, depth + 1) for child in node.children)
+    return best
+
+
 def block_count_line(text: str) -> int:
     return text.count("\n") + 1  # lines of the shape plus the blank line after it
+
+
+def test_an_fstring_counts_its_replacement_fields_not_its_literal_text():
+    # `{{`, `}}` and the literal text are not code; the fields, their format specs and conversions are.
+    literal = "f'" + "-" * 300 + " and " * 300 + "{{" * 300 + "{x!r:>{width}}'"
+    assert block_shape(f"s = {literal}\n").depth < 12
+    assert block_shape("s = f'{" + " and ".join(["x"] * 300) + "}'\n").depth > MAX_DEPTH
+    assert block_shape("s = f'{a != b}{" + "(" * 160 + "x" + ")" * 160 + "}'\n").brackets > parse.MAX_NESTING
+    assert block_shape("s = rf\"\"\"{d['k']:{" + "y." * 300 + "z}}\"\"\"\n").depth > MAX_DEPTH
+    codes, notes = codes_and_notes(LEAF + f"s = {literal}\n" + "w += 1\n")
+    assert notes == [] and codes == [("GG101", 4)]
 
 
 def test_brackets_and_operators_in_comments_and_strings_do_not_count():

@@ -137,11 +137,13 @@ def block_shape(text: str) -> BlockShape:
     `f()()`, `a[0][0]`, `a if b else c if ...`, `a ** b ** c`, `lambda: lambda: ...`, `'a' 'b' 'c'`), per
     bracket, per `elif` and per indented block, whether the chain is on one line or split over lines; its
     native parser and our own recursive passes overflow on deep trees. A chain's count restarts at a
-    comma, `=` or `;` (siblings, not nesting) and at the end of a logical line; comparisons are flat in
-    libcst and do not count. Close to the real depth for every shape in tests/hostile_inputs.py, and an
+    comma, `=` or `;` (siblings, not nesting) and at the end of a logical line, except inside a lambda's
+    parameter list (`lambda a, b=lambda c=0: 0: ...` nests through its defaults and its body); comparisons
+    are flat in libcst and do not count. Close to the real depth for every shape in tests/hostile_inputs.py, and an
     upper bound for them.
     """
     chains = [0]  # chain count per open bracket level; [0] is the logical line
+    lambdas = [0]  # per bracket level: lambdas whose parameter list is still open (their `:` not yet seen)
     total = 0  # sum(chains)
     deepest = 0
     deepest_brackets = 0
@@ -177,12 +179,23 @@ def block_shape(text: str) -> BlockShape:
                 pos = m.end()
                 total -= chains[0]
                 chains[0] = 0
+                lambdas[0] = 0
                 line_start = True
                 prev_string = False
             continue
         if kind == "c":
             continue
         if kind == "s":
+            token = m.group()
+            if "{" in token and token[0] not in "\x27\x22" and ("f" in token[:2].lower() or "t" in token[:2].lower()):
+                # an f-string (its prefix is at most 2 letters): its replacement fields are code that libcst
+                # parses (FormattedString nodes)
+                field_depth, field_brackets = _fstring_shape(token)
+                here = base + 2 * (len(chains) - 1) + total + field_depth
+                if here > deepest:
+                    deepest = here
+                if len(chains) - 1 + field_brackets > deepest_brackets:
+                    deepest_brackets = len(chains) - 1 + field_brackets
             if prev_string:
                 chains[-1] += 1
                 total += 1
@@ -201,25 +214,116 @@ def block_shape(text: str) -> BlockShape:
                 chains[-1] += 1  # a call or subscript trailer: one more node around what came before
                 total += 1
             chains.append(0)
+            lambdas.append(0)
             if len(chains) - 1 > deepest_brackets:
                 deepest_brackets = len(chains) - 1
         elif kind == "close":
             if len(chains) > 1:
                 total -= chains.pop()
+                lambdas.pop()
             continue
         elif kind == "sep":
+            if lambdas[-1] and m.group() in ",=":
+                # Between a lambda's parameters the chain goes on through the defaults and the body; a default
+                # sits two nodes below its lambda (Parameters, Param).
+                if m.group() == "=":
+                    chains[-1] += 2
+                    total += 2
+                    depth = base + 2 * (len(chains) - 1) + total
+                    if depth > deepest:
+                        deepest = depth
+                continue
             total -= chains[-1]
             chains[-1] = 0
             continue
         elif kind == "flat":
+            if lambdas[-1] and m.group() == ":":
+                lambdas[-1] -= 1  # the innermost open parameter list ends; its body nests under the lambda
             continue
         else:  # op, kw
             chains[-1] += 1
             total += 1
+            if kind == "kw" and m.group() == "lambda":
+                lambdas[-1] += 1
         depth = base + 2 * (len(chains) - 1) + total
         if depth > deepest:
             deepest = depth
     return BlockShape(deepest, deepest_brackets)
+
+
+def _fstring_shape(token: str) -> tuple[int, int]:
+    """(depth, brackets) of the replacement fields of an f-string token (prefix and quotes included)."""
+    start = 0
+    while start < len(token) and token[start] not in "\x27\x22":
+        start += 1
+    quote = token[start:start + 3] if token[start:start + 3] in ("\x27\x27\x27", "\x22\x22\x22") else token[start:start + 1]
+    body = token[start + len(quote):]
+    if body.endswith(quote):
+        body = body[: -len(quote)]
+    return _fields_shape(body)
+
+
+def _fields_shape(body: str) -> tuple[int, int]:
+    """(depth, brackets) of the `{...}` fields of an f-string's body; `{{` and `}}` are literal braces.
+
+    A field's expression ends at its closing `}`, at a `!r`-style conversion or at the `:` of its format spec
+    (outside brackets and strings); a format spec is itself an f-string body, one level deeper.
+    """
+    depth = brackets = 0
+    i, n = 0, len(body)
+    while i < n:
+        if body[i] != "{":
+            i += 1
+            continue
+        if body.startswith("{{", i):
+            i += 2
+            continue
+        j, level, quote = i + 1, 0, ""
+        expr_end = spec_start = -1
+        while j < n:
+            ch = body[j]
+            if quote:
+                if ch == "\\":
+                    j += 2
+                elif body.startswith(quote, j):
+                    j += len(quote)
+                    quote = ""
+                else:
+                    j += 1
+                continue
+            if ch in "\x27\x22":
+                quote = body[j:j + 3] if body[j:j + 3] in ("\x27\x27\x27", "\x22\x22\x22") else ch
+                j += len(quote)
+                continue
+            if ch in "([{":
+                level += 1
+            elif ch in ")]}":
+                if level == 0:
+                    break  # the field's closing brace
+                level -= 1
+            elif level == 0 and ch == "!" and body[j + 1:j + 2] != "=" and expr_end < 0:
+                expr_end = j
+            elif level == 0 and ch == ":":
+                expr_end = j if expr_end < 0 else expr_end
+                spec_start = j + 1
+                # the spec runs to the field's closing brace; its own fields nest one level deeper
+                k, inner = spec_start, 0
+                while k < n and not (body[k] == "}" and inner == 0):
+                    inner += 1 if body[k] == "{" else -1 if body[k] == "}" else 0
+                    k += 1
+                j = k
+                break
+            j += 1
+        expr = body[i + 1:expr_end if expr_end >= 0 else j]
+        shape = block_shape("(" + expr + "\n)")  # the field's braces stand in for the parentheses
+        depth = max(depth, 2 + shape.depth)  # FormattedString > FormattedStringExpression > ...
+        brackets = max(brackets, shape.brackets)
+        if spec_start >= 0:
+            spec_depth, spec_brackets = _fields_shape(body[spec_start:j])
+            depth = max(depth, 2 + spec_depth)
+            brackets = max(brackets, 1 + spec_brackets)
+        i = j + 1
+    return depth, brackets
 
 
 def _unsafe_for_libcst(text: str) -> str | None:
