@@ -169,3 +169,12 @@ def test_versions_of_a_save_in_a_loop_are_those_of_the_pass_they_name():
         assert VERSIONS.search(finding.runtime_error).groups() == ("<n>", "<m>")  # torch's numbers vary per run
         actual = run_bounded(text, "loop.py").error
         assert VERSIONS.search(actual).groups() == torch_versions
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_rule_docs_name_the_parts_of_their_own_message_that_depend_on_the_program(lang: str):
+    for rule in all_rules():
+        docs = rule.docs(lang)
+        note = next((line for line in docs.splitlines() if "form of the message" in line or "报错信息的格式" in line), "")
+        shown = {p for p in PLACEHOLDERS if f"`{p}`" in note}
+        assert shown == {p for p in PLACEHOLDERS if p in (rule.runtime_error or "")}, (rule.code, note)

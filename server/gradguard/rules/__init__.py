@@ -67,8 +67,9 @@ class Rule:
                  f"## {h[1]}", self.why[lang], ""]
         if self.runtime_error:
             parts += [f"## {h[2]}", "```text", "RuntimeError: " + self.runtime_error, "```", ""]
-            if any(p in self.runtime_error for p in ("<op>", "<n>", "<i>", "[...]")):
-                parts += [FORM_NOTE[lang], ""]
+            note = form_note(self.runtime_error, lang)
+            if note:
+                parts += [note, ""]
         else:
             parts += [f"## {h[2]}", "(none: the gradient is silently wrong)" if lang == "en" else "（没有报错：梯度悄悄地算错了）", ""]
         parts += [f"## {h[3]}", self.autograd[lang], ""]
@@ -85,12 +86,26 @@ class Rule:
         return zh_spacing(text) if lang == "zh" else text
 
 
-FORM_NOTE = {
-    "en": "The form of the message: `<op>` (the node torch names), `<i>`, `<n>`, `<m>` (output index and versions) "
-          "and `[...]` (the shape) depend on the program; gradguard fills in what it can prove for each finding.",
-    "zh": "以上是报错信息的格式：`<op>`（torch 给出的节点名）、`<i>`、`<n>`、`<m>`（输出序号与版本）以及 `[...]`（形状）"
-          "取决于具体程序；gradguard 会为每条报告填入它能证明的部分。",
+# The parts of a documented message that depend on the program, in the order the note names them.
+FORM_PARTS = {
+    "en": (("<op>", "the node torch names"), ("<i>", "the output index"), ("<n>", "the version now"),
+           ("<m>", "the version backward expected"), ("[...]", "the shape")),
+    "zh": (("<op>", "torch 给出的节点名"), ("<i>", "输出序号"), ("<n>", "当前版本"), ("<m>", "反向传播期望的版本"),
+           ("[...]", "形状")),
 }
+
+
+def form_note(runtime_error: str, lang: str) -> str:
+    """What the docs say under a message with parts that depend on the program: those parts only ("" if none)."""
+    present = [(part, what) for part, what in FORM_PARTS[lang] if part in runtime_error]
+    if not present:
+        return ""
+    if lang == "zh":
+        listed = "、".join(f"`{part}`（{what}）" for part, what in present)
+        return f"以上是报错信息的格式：{listed}取决于具体程序；gradguard 会为每条报告填入它能证明的部分。"
+    listed = ", ".join(f"`{part}` ({what})" for part, what in present)
+    return (f"The form of the message: {listed} depend{'s' if len(present) == 1 else ''} on the program; gradguard "
+            f"fills in what it can prove for each finding.")
 
 
 def _strip_markers(text: str) -> str:
