@@ -313,3 +313,26 @@ def test_exit_ends_the_process_while_an_analysis_is_still_running():
     finally:
         if server.proc.poll() is None:
             server.proc.kill()
+
+
+# ---- the repository's trace.json ------------------------------------------------------------------
+
+
+def test_a_trace_json_of_20000_duplicates_resolves_each_named_path_once(tmp_path: Path, monkeypatch):
+    # A repository can ship any trace.json: 20,000 copies of one finding once took 20,000 realpath() calls per
+    # site (2.6 s of a reload); they give the two marks of that finding and resolve its one path once.
+    from gradguard.lsp import trace_results
+
+    program = tmp_path / "train.py"
+    program.write_text("import torch\nx = torch.randn(3, requires_grad=True)\ny = x.exp()\ny.add_(1)\n"
+                       "y.sum().backward()\n")
+    finding = {"kind": "stale-save", "save": {"file": str(program), "line": 3, "node": "ExpBackward0"},
+               "write": {"file": str(program), "line": 4, "op": "add_"}}
+    (tmp_path / ".gradguard").mkdir()
+    (tmp_path / ".gradguard" / "trace.json").write_text(json.dumps({"version": 1, "findings": [finding] * 20000}))
+    calls = []
+    real_inside = trace_results._inside
+    monkeypatch.setattr(trace_results, "_inside", lambda root, path: calls.append(path) or real_inside(root, path))
+    marks = trace_results.read_trace_file(tmp_path / ".gradguard" / "trace.json")
+    assert [(m.line, m.other_line) for m in marks] == [(2, 3), (3, 2)]
+    assert len(calls) <= 2, len(calls)  # trace.json itself and train.py

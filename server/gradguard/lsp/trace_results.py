@@ -17,6 +17,7 @@ run shows English diagnostics in an English editor and Chinese ones in a Chinese
 """
 from __future__ import annotations
 
+import functools
 import json
 import os
 import threading
@@ -73,6 +74,14 @@ class _Sources:
     def __init__(self, root_real: str):
         self.root_real = root_real
         self.cache: dict[str, list[str] | None] = {}
+        self.resolved: dict[str, str | None] = {}  # path named by an entry -> its real path inside the root
+
+    def inside(self, path: str) -> str | None:
+        """`_inside` once per distinct path of one trace.json (20,000 entries naming one file cost 20,000
+        realpath() calls, seconds of the reload)."""
+        if path not in self.resolved:
+            self.resolved[path] = _inside(self.root_real, path)
+        return self.resolved[path]
 
     def line(self, real: str, line: int) -> str | None:
         if real not in self.cache:
@@ -93,7 +102,7 @@ def _text(value, limit: int = MAX_TEXT) -> str | None:
     return value[:limit] if isinstance(value, str) else None
 
 
-def _site(value, base: Path, root_real: str) -> tuple[str, int] | None:
+def _site(value, base: Path, sources: _Sources) -> tuple[str, int] | None:
     """(real path, 0-based line) of a {"file", "line"} object inside the workspace; None otherwise."""
     if not isinstance(value, dict):
         return None
@@ -103,7 +112,7 @@ def _site(value, base: Path, root_real: str) -> tuple[str, int] | None:
     if not isinstance(line, int) or isinstance(line, bool) or not 1 <= line <= 10_000_000:
         return None
     path = file if os.path.isabs(file) else str(base / file)
-    real = _inside(root_real, path)
+    real = sources.inside(path)
     return (real, line - 1) if real is not None else None
 
 
@@ -155,6 +164,7 @@ HEADS = {
 }
 
 
+@functools.lru_cache(maxsize=256)
 def _title(error: str, lang: str) -> str:
     try:
         from ..explain import catalog
@@ -187,7 +197,7 @@ def marks_of(finding, base: Path, root_real: str, sources: _Sources) -> list[Tra
     else:
         silent = "_silent" if kind == "silent-write" else ""
         roles = [("save", "save" + silent, "other_write"), ("write", "write" + silent, "other_save")]
-    sites = {role: _site(finding.get(role), base, root_real) for role, _, _ in roles}
+    sites = {role: _site(finding.get(role), base, sources) for role, _, _ in roles}
     messages = _messages(finding)
     title_error = _short(finding.get("error"), 100)
     marks = []
