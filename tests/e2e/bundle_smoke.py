@@ -252,8 +252,8 @@ def main(argv):
         return 1
     print(f"development install: {len(reference)} findings in {', '.join(str(p.relative_to(REPO)) for p in CONSISTENCY_PATHS)}")
     versions = []
-    for base in pythons:
-        venv = project_venv(base, work / ("venv-" + os.path.basename(base)))
+    for i, base in enumerate(pythons):
+        venv = project_venv(base, work / f"venv-{i}")
         versions.append(check_python(venv, launcher, manifest, ws, env, failures, reference))
     versions = [v for v in versions if v]
     missing = [v for v in manifest["pythons"] if v not in versions]

@@ -426,6 +426,8 @@ async function main() {
       'the older gradguard started again');
     await waitFor(() => /differs from the extension's [\d.]+ \(already reported\)/.test(extensionLog(ud)), MEDIUM,
       'the repeated mismatch in the log');
+    await waitFor(() => readTrace(traceFile).slice(startsBeforeAgain).some((e) => e.event === 'firstDiagnostics'), LONG,
+      'diagnostics from the gradguard.path executable');
     await sleep(2000);
     const againToasts = await page.locator('.notification-toast', { hasText: 'version 0.0.1' }).count();
     check(againToasts === 0, `the version mismatch is shown once (shown again ${againToasts} times)`);
