@@ -134,7 +134,7 @@ def block_shape(text: str) -> BlockShape:
     """Estimate the depth of the CST of `text` without parsing it (linear; never fails on broken code).
 
     libcst nests a node per operator of a chain (`a and b and c`, `a + b + c`, `not not a`, `-~a`, `a.b.c`,
-    `f()()`, `a[0][0]`, `a if b else c if ...`, `a ** b ** c`, `lambda: lambda: ...`, `'a' 'b' 'c'`), per
+    `f()()`, `a[0][0]` (the trailers of one operand: `a.b.c + d.e.f` is 4 deep, not 6), `a if b else c if ...`, `a ** b ** c`, `lambda: lambda: ...`, `'a' 'b' 'c'`), per
     bracket, per `elif` and per indented block, whether the chain is on one line or split over lines; its
     native parser and our own recursive passes overflow on deep trees. A chain's count restarts at a
     comma, `=` or `;` (siblings, not nesting) and at the end of a logical line, except inside a lambda's
@@ -142,9 +142,10 @@ def block_shape(text: str) -> BlockShape:
     are flat in libcst and do not count. Close to the real depth for every shape in tests/hostile_inputs.py, and an
     upper bound for them.
     """
-    chains = [0]  # chain count per open bracket level; [0] is the logical line
+    chains = [0]  # operator/keyword chain count per open bracket level; [0] is the logical line
+    runs = [0]  # per bracket level: trailers (`.a`, `(...)`, `[...]`) of the operand being read
     lambdas = [0]  # per bracket level: lambdas whose parameter list is still open (their `:` not yet seen)
-    total = 0  # sum(chains)
+    total = 0  # sum(chains) + sum(runs)
     deepest = 0
     deepest_brackets = 0
     indents = [0]
@@ -177,8 +178,8 @@ def block_shape(text: str) -> BlockShape:
         if kind == "nl":
             if len(chains) == 1 and m.group()[0] != "\\":
                 pos = m.end()
-                total -= chains[0]
-                chains[0] = 0
+                total -= chains[0] + runs[0]
+                chains[0] = runs[0] = 0
                 lambdas[0] = 0
                 line_start = True
                 prev_string = False
@@ -198,7 +199,8 @@ def block_shape(text: str) -> BlockShape:
                     deepest_brackets = len(chains) - 1 + field_brackets
             if prev_string:
                 chains[-1] += 1
-                total += 1
+                total += 1 - runs[-1]
+                runs[-1] = 0
                 depth = base + 2 * (len(chains) - 1) + total
                 if depth > deepest:
                     deepest = depth
@@ -211,15 +213,16 @@ def block_shape(text: str) -> BlockShape:
             if before in " \t\r\n\\\f":  # rare: `f (x)`, or a call split over lines
                 before = text[max(0, at - 64):at].rstrip(" \t\r\n\\\f")[-1:]
             if before and m.group() != "{" and _OPERAND_END.match(before):
-                chains[-1] += 1  # a call or subscript trailer: one more node around what came before
+                runs[-1] += 1  # a call or subscript trailer: one more node around what came before
                 total += 1
             chains.append(0)
+            runs.append(0)
             lambdas.append(0)
             if len(chains) - 1 > deepest_brackets:
                 deepest_brackets = len(chains) - 1
         elif kind == "close":
             if len(chains) > 1:
-                total -= chains.pop()
+                total -= chains.pop() + runs.pop()
                 lambdas.pop()
             continue
         elif kind == "sep":
@@ -233,16 +236,23 @@ def block_shape(text: str) -> BlockShape:
                     if depth > deepest:
                         deepest = depth
                 continue
-            total -= chains[-1]
-            chains[-1] = 0
+            total -= chains[-1] + runs[-1]
+            chains[-1] = runs[-1] = 0
             continue
         elif kind == "flat":
+            # A comparison, `:`, `else`: siblings of a flat node; the operand before it is complete.
+            total -= runs[-1]
+            runs[-1] = 0
             if lambdas[-1] and m.group() == ":":
                 lambdas[-1] -= 1  # the innermost open parameter list ends; its body nests under the lambda
             continue
-        else:  # op, kw
-            chains[-1] += 1
+        elif kind == "op" and m.group() == ".":
+            runs[-1] += 1  # an attribute trailer of the operand being read
             total += 1
+        else:  # an operator or keyword: the operand before it is complete, its trailers nest no deeper
+            chains[-1] += 1
+            total += 1 - runs[-1]
+            runs[-1] = 0
             if kind == "kw" and m.group() == "lambda":
                 lambdas[-1] += 1
         depth = base + 2 * (len(chains) - 1) + total
