@@ -18,6 +18,7 @@ import libcst as cst
 
 from ..ops import load_op_table
 from .classes import ClassInfo, collect_class, find_method, summarise_layers, walk_statements
+from .expressions import children
 from .facts import Facts, TensorFacts  # noqa: F401  (re-exported)
 from .model import GRAD_OFF, GRAD_ON, GRAD_UNKNOWN, ClassRef, FunctionRef
 from .names import canonical, collect_imports, dotted
@@ -65,6 +66,7 @@ class FileAnalysis:
         self.calls = 0
         self.deps: set | None = None  # block modules read by the current cached run
         self._locals: dict[int, set[str]] = {}
+        self._generators: dict[int, bool] = {}  # id(FunctionDef) -> has a `yield` of its own
         self._globals: dict[int, set[str]] = {}
         statements = [stmt for m in modules for stmt in m.body]
         for m in modules:
@@ -173,6 +175,21 @@ class FileAnalysis:
         if info is not None:
             return ClassRef(info)
         return None
+
+    def is_generator(self, fn: cst.FunctionDef) -> bool:
+        """`fn`'s own body holds a `yield` (nested defs, lambdas and classes aside)."""
+        known = self._generators.get(id(fn))
+        if known is None:
+            known = False
+            stack = list(children(fn.body))
+            while stack and not known:
+                node = stack.pop()
+                if isinstance(node, cst.Yield):
+                    known = True
+                elif not isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+                    stack.extend(children(node))
+            self._generators[id(fn)] = known
+        return known
 
     def function_value(self, fn: cst.FunctionDef, enclosing=None, top=None, cls=None, bound=None) -> FunctionRef:
         kind = "function"

@@ -216,6 +216,12 @@ class CallsMixin:
             self.run_body(suite.body)
 
     def return_value(self, target):
+        if isinstance(target, cst.FunctionDef) and self.a.is_generator(target):
+            # the body ran eagerly at the call; iterating the generator visits what it yielded, item by item (a
+            # loop inside it ran as many passes as the interpreter gave it: the items stand for that many)
+            if 0 < len(self.yields) <= self.a.max_unroll:
+                return Seq(list(self.yields), path=self.path)
+            return Seq(None, self.join_values(self.yields) if self.yields else None, path=self.path)
         if not self.returns:
             return Literal(None)
         if len(self.returns) == 1:
@@ -329,6 +335,8 @@ class CallsMixin:
             obj = self.self_value
             return Special("super", (cls, obj))
         positional, keywords = self.args_of(node)
+        if name in ("list", "tuple", "sorted", "reversed", "iter", "enumerate", "zip"):
+            positional = [self.iterated(p, node) for p in positional]
         first = positional[0] if positional else None
         if name == "range":
             bounds = [p.value if isinstance(p, Literal) and isinstance(p.value, int) else None for p in positional]
@@ -353,9 +361,13 @@ class CallsMixin:
             return Seq(None, Seq([Number(), self.element_of(first, node)]))
         if name == "zip":
             all_items = [self.iteration_items(a) for a in positional]
-            if all_items and all(items is not None for items in all_items):
-                n = min(len(items) for items in all_items)
-                return Seq([Seq([items[i] for items in all_items]) for i in range(n)])
+            known = [items for items in all_items if items is not None]
+            if known:
+                # zip stops at the shortest: the known sequences bound the count (`zip(self.heads, strides)` with
+                # `strides` a tensor visits each head), the others give their element for each pair
+                n = min(len(items) for items in known)
+                return Seq([Seq([items[i] if items is not None else self.element_of(a, node)
+                                 for a, items in zip(positional, all_items)]) for i in range(n)])
             return Seq(None, Seq([self.element_of(a, node) for a in positional]))
         if name == "len":
             items = self.iteration_items(first)
@@ -474,7 +486,16 @@ class CallsMixin:
 
             return _ContextMarker(GRAD_UNKNOWN)
         if q in TENSOR_FACTORIES:
-            return self.eval_factory(q, node, args())
+            evaluated = args()
+            out = evaluated[1].get("out")
+            if out is not None and isinstance(out[0], Tensor):
+                # a factory writes its `out=`: `torch.arange(1, n + 1, out=self.freq)`. torch names it
+                # `aten::arange()`; randn/empty into a tensor that requires grad fail on a resize instead (probed)
+                if q in ("torch.randn", "torch.empty"):
+                    self.write(out[0], node, self.stmt, op=f"{q.rsplit('.', 1)[-1]}(out=...)", kind="out")
+                    return None
+                return self.out_write(out[0], evaluated[0], node, q, factory=True)
+            return self.eval_factory(q, node, evaluated)
         if q == "torch.nn.Parameter":
             positional, keywords = args()
             rg = keywords.get("requires_grad")

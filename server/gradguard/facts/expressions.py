@@ -308,6 +308,16 @@ class ExpressionsMixin:
         if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
             inner = self.facts_literal(expr.expression)
             return -inner if isinstance(inner, int) else None
+        if isinstance(expr, cst.BinaryOperation) and type(expr.operator) in _INT_ARITHMETIC:
+            # `laterals[i - 1]` inside `for i in range(...)`: integer arithmetic on known ints
+            left, right = self.facts_literal(expr.left), self.facts_literal(expr.right)
+            if isinstance(left, int) and isinstance(right, int) and not isinstance(left, bool) \
+                    and not isinstance(right, bool) and abs(left) < 1 << 31 and abs(right) < 1 << 31:
+                try:
+                    return _INT_ARITHMETIC[type(expr.operator)](left, right)
+                except ZeroDivisionError:
+                    return None
+            return None
         if isinstance(expr, cst.Name):
             value = self.lookup(expr.value) if expr.value not in ("True", "False", "None") else None
             return value.value if isinstance(value, Literal) else None
@@ -458,6 +468,15 @@ class ExpressionsMixin:
     def eval_Lambda(self, node: cst.Lambda):
         return FunctionRef(node, top=self.top, enclosing=self)
 
+    def eval_Yield(self, node: cst.Yield):
+        if isinstance(node.value, cst.From):
+            source = self.eval(node.value.item)
+            items = self.iteration_items(source)
+            self.yields.extend(items if items is not None else [self.element_of(source, node.value.item)])
+        else:
+            self.yields.append(self.eval(node.value) if node.value is not None else Literal(None))
+        return None  # what `.send()` passes in: not followed
+
     def eval_Await(self, node):
         return self.eval(node.expression)
 
@@ -510,7 +529,7 @@ class ExpressionsMixin:
                    is_list=is_list)
 
     def _comprehend(self, for_in: cst.CompFor, element, bind, results: list) -> bool:
-        iterable = self.eval(for_in.iter)
+        iterable = self.iterated(self.eval(for_in.iter), for_in.iter)
         items = self.iteration_items(iterable)
         known = items is not None
         for item in (items if known else [self.element_of(iterable, for_in.iter)]):
@@ -531,6 +550,15 @@ class ExpressionsMixin:
         return known
 
     # ---- iteration ------------------------------------------------------
+    def iterated(self, value, node):
+        """What a `for` loop (or list(), zip(), a comprehension) walks over: for an instance of a class of this
+        file with `__iter__` (a hand-written data loader), what that method returns or yields."""
+        if isinstance(value, Instance) and value.cls is not None:
+            method = self.a.method_value(value.cls, "__iter__", value)
+            if method is not None:
+                return self.call_function(method, [], {}, node, value)
+        return value
+
     def iteration_items(self, iterable) -> list | None:
         """The items a for-loop visits when the code makes them plain and they are few."""
         limit = self.a.max_unroll
@@ -748,3 +776,9 @@ def _pow_both():
 
 POW_BOTH = _pow_both()
 Range = _Range
+
+# Integer arithmetic that an index may be written with (`laterals[i - 1]`); pure, so re-read without effects.
+_INT_ARITHMETIC = {
+    cst.Add: lambda a, b: a + b, cst.Subtract: lambda a, b: a - b, cst.Multiply: lambda a, b: a * b,
+    cst.FloorDivide: lambda a, b: a // b, cst.Modulo: lambda a, b: a % b,
+}

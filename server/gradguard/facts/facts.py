@@ -48,6 +48,7 @@ class Facts:
         self.saves: list[Save] = []
         self.locator = None  # set by the engine: finds nodes' spans
         self.imports: dict[str, str] = {}
+        self.list_item_targets: set[int] = set()  # ids of `xs[i]` targets of `+=` whose `xs` is a Python list
 
     def merge(self, other: "Facts") -> None:
         """Add a block's cached facts to this file's."""
@@ -56,6 +57,7 @@ class Facts:
         self.name_values.update(other.name_values)
         self.expr_values.update(other.expr_values)
         self.saves.extend(other.saves)
+        self.list_item_targets |= other.list_item_targets
 
     def tensor_at(self, line: int, col: int) -> TensorFacts | None:
         """Facts about the tensor named at a 0-based (line, code-point column), if the analysis knows it."""

@@ -108,6 +108,7 @@ class Scope(ExpressionsMixin, CallsMixin, TensorOpsMixin, ModulesMixin, Optimize
         self.top: cst.CSTNode | None = top  # the top-level statement being run (locates blocks)
         self.inference = parent.inference if parent is not None else None  # `torch.inference_mode()` call
         self.returns: list = []
+        self.yields: list = []  # values a generator function yields (`yield x, y`, the items of `yield from`)
         self.base_path = self.path
         self.returned = False  # a `return` ran on the function's unconditional path
         self.global_cache: dict[str, object] = {}
@@ -313,7 +314,7 @@ class Scope(ExpressionsMixin, CallsMixin, TensorOpsMixin, ModulesMixin, Optimize
 
     # ---- loops ----------------------------------------------------------
     def run_loop(self, stmt) -> None:
-        iterable = self.eval(stmt.iter) if isinstance(stmt, cst.For) else None
+        iterable = self.iterated(self.eval(stmt.iter), stmt.iter) if isinstance(stmt, cst.For) else None
         items = self.iteration_items(iterable) if isinstance(stmt, cst.For) else None
         passes = self._loop_passes(stmt, items)
         saved_path = self.path
@@ -519,10 +520,8 @@ class Scope(ExpressionsMixin, CallsMixin, TensorOpsMixin, ModulesMixin, Optimize
                     base.items[index] = value
                 else:
                     base.items = None
-            elif base is None and isinstance(target.value, cst.Name):
-                p = self.materialize_param(target.value) if target.value.value in self.params else None
-                if p is not None:
-                    self.write(p, target, stmt, op="[]=", kind="setitem", value=value)
+            # An unknown parameter written by index is not proved a tensor: lists and dicts are written that way too
+            # (`features[0] = self.block(features[0])` with `features: list[Tensor]`, in transformers' DepthPro).
 
     def set_attr(self, owner, attr: str, value, target, value_node, stmt) -> None:
         attrs = owner.attrs
@@ -546,11 +545,20 @@ class Scope(ExpressionsMixin, CallsMixin, TensorOpsMixin, ModulesMixin, Optimize
 
     def run_augassign(self, small: cst.AugAssign, stmt) -> None:
         target_value = self.eval(small.target)
+        # the container of `xs[i] += v`, read again only when reading has no effect (a name, an attribute)
+        base = self.eval(small.target.value) if isinstance(small.target, cst.Subscript) \
+            and isinstance(small.target.value, (cst.Name, cst.Attribute)) else None
+        if isinstance(base, Seq):
+            self.facts.list_item_targets.add(id(small.target))  # the fix may re-bind the item (fixes.out_of_place)
         value = self.eval(small.value)
         op = small.operator.__class__.__name__
         if target_value is None and isinstance(small.target, cst.Name) and small.target.value in self.params:
             if isinstance(value, Tensor) or self._proves_tensor(small.target.value):
                 target_value = self.materialize_param(small.target)
+        if isinstance(target_value, Tensor) and isinstance(base, Tensor) and target_value.origin is small.target \
+                and target_value.view_of is None:
+            # `x[idx] += v` with advanced indexing adds into a copy, then `x[idx] = copy` (index_put_) writes `x`
+            target_value = base
         if isinstance(target_value, Tensor):
             symbol = _AUG_SYMBOLS.get(op, "op=")
             self.write(target_value, small, stmt, op=symbol, kind="augassign", value=value)

@@ -163,14 +163,20 @@ class TensorOpsMixin:
         if saves and self.grad != GRAD_OFF and t.requires_grad:
             t.history = t.history | {self.save(t, op_name, node, "output")}
 
-    def out_write(self, out: Tensor, positional, node, q: str):
+    def out_write(self, out: Tensor, positional, node, q: str, factory: bool = False):
         name = q.rsplit(".", 1)[-1]
+        detail = {"op": name, "error_op": "aten::" + name if factory else name}  # how torch names factories there
         w = self.write(out, node, self.stmt, op=f"{name}(out=...)", kind="out")
         needs_grad = any(t.requires_grad for t in flat_tensors(positional)) or out.requires_grad
         if needs_grad and self.grad == GRAD_ON and not self.guarded:
             w.raises = True
-            self._problem(Problem("out-grad", node, self.stmt, tensor=out, write=w, detail={"op": name}))
-        return out
+            self._problem(Problem("out-grad", node, self.stmt, tensor=out, write=w, detail=detail))
+        elif out.base.is_leaf is True and out.base.requires_grad is True and self.grad == GRAD_UNKNOWN \
+                and not self.guarded:
+            # a helper writing a parameter through `out=`: an error for the callers that run it with grad on
+            w.raises = True
+            self._problem(Problem("out-grad", node, self.stmt, tensor=out, write=w, detail=detail), GRAD_UNKNOWN)
+        return None if w.raises else out  # the call raised: nothing chained on it runs
 
     # ---- writes ---------------------------------------------------------
     def write(self, t: Tensor, node, stmt, *, op: str, kind: str, value=None, module_ctor=None) -> Write:
@@ -203,8 +209,8 @@ class TensorOpsMixin:
             self._problem(Problem("inference-write", w.node, w.stmt, tensor=base, write=w))
             t.counter.write(w)
             return w
-        # Immediate errors, raised at the write itself.
-        if grad != GRAD_OFF:
+        # Immediate errors, raised at the write itself (for `out=`, torch first refuses out= under autograd: out_write)
+        if grad != GRAD_OFF and kind != "out":
             self._check_immediate(t, base, w, grad, value)
         t.counter.write(w)
         # A tensor that receives a value requiring grad joins the graph.
