@@ -178,6 +178,10 @@ def rows(tree: ast.AST):
 
 
 def _line(node) -> int:
+    """A statement's first line: its first decorator's for a decorated def or class (a fix may edit the decorator)."""
+    decorators = getattr(node, "decorator_list", None)
+    if decorators:
+        return min(d.lineno for d in decorators)
     return node.lineno if hasattr(node, "lineno") else node.pattern.lineno  # match_case has no position
 
 
@@ -228,10 +232,13 @@ def _rewritten(tree: ast.AST) -> set[int]:
 
 
 def new_bare_calls(original: str, fixed: str, ranges) -> list[str]:
-    """Expression statements calling something, on the fixed code's edited lines, that the original did not have."""
+    """Expression statements calling something, on the fixed code's edited lines, that the original did not have
+    (an in-place method such as `p.copy_(...)` is called for its effect: its result is meant to be dropped)."""
     def bare(text: str, lines) -> list[str]:
         return [ast.unparse(node) for node in ast.walk(ast.parse(text))
                 if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)
+                and not (isinstance(node.value.func, ast.Attribute) and node.value.func.attr.endswith("_")
+                         and not node.value.func.attr.startswith("_"))
                 and any(node.lineno - 1 <= b and a <= node.end_lineno - 1 for a, b in lines)]
 
     had = bare(original, [a for a, _ in ranges])

@@ -156,7 +156,10 @@ def out_of_place(ctx, write, hint, out_of_place_methods: set[str]) -> tuple[Edit
     if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
         return None
     small = stmt.body[0]
-    augmented = isinstance(small, cst.AugAssign) and isinstance(small.target, cst.Name)
+    # `laterals[i - 1] += t` on an item of a Python list re-binds the item as well (a tensor's item would be written)
+    list_item = isinstance(small, cst.AugAssign) and id(small.target) in ctx.facts.list_item_targets \
+        and _pure_index(small.target)
+    augmented = isinstance(small, cst.AugAssign) and (isinstance(small.target, cst.Name) or list_item)
     call = _inplace_call(small, out_of_place_methods)
     if not augmented and call is None:
         return None  # cheap shape test first: a long statement holding many writes costs nothing here
@@ -189,10 +192,20 @@ def out_of_place(ctx, write, hint, out_of_place_methods: set[str]) -> tuple[Edit
         # `**` is right-associative, but `a ** -b` reads well and parentheses there are harmless either way.
         if precedence(small.value) <= level:
             value = f"({value})"
-        name = small.target.value
+        if list_item:
+            target_text = text_of(ctx, small.target, hint)
+            if target_text is None:
+                return None
+            name = target_text[1]
+            read = copy.deepcopy(original.target)
+            read.ctx = ast.Load()
+            expected = ast.Assign(targets=[original.target], value=ast.BinOp(left=read, op=original.op,
+                                                                             right=original.value))
+        else:
+            name = small.target.value
+            expected = ast.Assign(targets=[ast.Name(name, ast.Store())],
+                                  value=ast.BinOp(left=ast.Name(name, ast.Load()), op=original.op, right=original.value))
         new = f"{name} = {name} {symbol} {value}"
-        expected = ast.Assign(targets=[ast.Name(name, ast.Store())],
-                              value=ast.BinOp(left=ast.Name(name, ast.Load()), op=original.op, right=original.value))
     else:
         func = call.func
         name, method = func.value.value, func.attr.value[:-1]
@@ -214,6 +227,25 @@ def out_of_place(ctx, write, hint, out_of_place_methods: set[str]) -> tuple[Edit
     if not _same(_parse_statement(new), expected, original):
         return None
     return Edit(span, new), new
+
+
+def _pure_index(target: cst.Subscript) -> bool:
+    """`xs[i - 1]`, `xs[0]`, `xs[self.k]`: reading the item twice reads the same item (no call in the index)."""
+    stack = [e.slice for e in target.slice]
+    stack.append(target.value)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Index):
+            stack.append(node.value)
+        elif isinstance(node, cst.BinaryOperation):
+            stack += [node.left, node.right]
+        elif isinstance(node, cst.UnaryOperation):
+            stack.append(node.expression)
+        elif isinstance(node, cst.Attribute):
+            stack.append(node.value)
+        elif not isinstance(node, (cst.Name, cst.Integer)):
+            return False
+    return True
 
 
 # In-place functions of torch / torch.nn.functional whose out-of-place twin has the same name without `_`.
@@ -352,6 +384,51 @@ def out_arg_rewrite(ctx, stmt, call, hint) -> tuple[Edit, str] | None:
     if not _same(_parse_statement(new), expected, original):
         return None
     return Edit(span, new), new
+
+
+def out_arg_copy_no_grad(ctx, stmt, call, hint) -> tuple[Edit, str] | None:
+    """`torch.arange(1, n, out=self.freq)` -> `with torch.no_grad():` / `self.freq.copy_(torch.arange(1, n))`, for a
+    parameter filled through `out=` (a statement of its own). Rebinding a parameter attribute to a plain tensor
+    would raise TypeError, and `out=` under no_grad is not enough: `arange(out=p)` there clears `p.requires_grad`
+    (checked on torch 2.13); `copy_` keeps the parameter, its identity and its requires_grad."""
+    torch = ctx.torch_name()
+    if torch is None or not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1
+                             and isinstance(stmt.body[0], cst.Expr) and stmt.body[0].value is call):
+        return None
+    out_arg = next((a for a in call.args if a.keyword is not None and a.keyword.value == "out"), None)
+    if out_arg is None or not isinstance(out_arg.value, (cst.Name, cst.Attribute)):
+        return None
+    span = ctx.span(stmt, hint)
+    found = text_of(ctx, stmt.body[0], hint)
+    if span is None or found is None or has_comment_or_continuation(stmt.body[0], found[1]):
+        return None
+    source = ctx.source
+    first, last = source.line_text(span.start_line), source.line_text(span.end_line)
+    indent = first[: span.start_col]
+    rest = last[span.end_col:]
+    if indent.strip() or (rest.strip() and not rest.strip().startswith("#")):
+        return None  # not alone on its line (a trailing comment stays after it)
+    original = _parse_statement(found[1])
+    if not isinstance(original, ast.Expr) or not isinstance(original.value, ast.Call):
+        return None
+    args = [a for a in call.args if a is not out_arg]
+    if args:
+        args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+    target = cst.Module([]).code_for_node(out_arg.value)
+    inner = f"{target}.copy_({cst.Module([]).code_for_node(call.with_changes(args=args))})"
+    unit = indent_unit(source.lines, indent)
+    new = f"{indent}with {torch}.no_grad():\n{indent}{unit}{inner}{rest}"
+    old_call = original.value
+    out_value = next(k.value for k in old_call.keywords if k.arg == "out")
+    expected = ast.With(items=[ast.withitem(context_expr=ast.Call(
+        func=ast.Attribute(value=ast.Name(torch, ast.Load()), attr="no_grad", ctx=ast.Load()), args=[], keywords=[]))],
+        body=[ast.Expr(ast.Call(func=ast.Attribute(value=out_value, attr="copy_", ctx=ast.Load()), args=[
+            ast.Call(func=old_call.func, args=old_call.args, keywords=[k for k in old_call.keywords if k.arg != "out"])],
+            keywords=[]))])
+    built = _parse_statement(new[len(indent):].replace("\n" + indent, "\n", 1))
+    if not _same(built, expected, original):
+        return None
+    return Edit(Span(span.start_line, 0, span.end_line, len(last)), new), inner
 
 
 # ---------------------------------------------------------------- method suffixes

@@ -309,11 +309,17 @@ def is_form(runtime_error: str) -> bool:
     return any(part in runtime_error for part in ("[...]", "<n>", "<m>", "<op>", "<i>"))
 
 
-def saved_name(save, ctx: RuleContext | None = None) -> str:
+def saved_name(save, ctx: RuleContext | None = None, write=None) -> str:
+    """How the saved tensor is called: its name when saved, else its name where `write` changes it (a name
+    bound later, after the write, would point the user at the wrong line), else the code that made it."""
     if save.what == "parameters":
         return save.tensor_name or "the parameters"
     if save.tensor_name:
         return f"`{save.tensor_name}`"
+    if write is not None and write.target_name:
+        return f"`{write.target_name}`"
+    if write is not None and ctx is not None and write.kind == "augassign" and isinstance(write.node, cst.AugAssign):
+        return f"`{_short(ctx.code(write.node.target))}`"
     if save.tensor is not None and getattr(save.tensor, "name", "") and save.what != "parameters":
         return f"`{save.tensor.name}`"
     if ctx is not None and save.expr is not None:

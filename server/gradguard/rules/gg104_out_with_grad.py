@@ -1,7 +1,7 @@
 """GG104: `out=` with an argument that requires grad."""
 from __future__ import annotations
 
-from ..fixes import out_arg_rewrite
+from ..fixes import out_arg_copy_no_grad, out_arg_rewrite
 from . import Rule, make_fix
 from ._common import out_error
 
@@ -27,8 +27,12 @@ RULE = Rule(
         "zh": "写入会让 `o._version` 加一；带 `out=` 的函数没有求导公式。在 `torch.no_grad()` 中调用可以正常工作。",
     },
     fix_safety={
-        "en": "`torch.sin(w, out=o)` becomes `o = torch.sin(w)` — unsafe: `o` is re-bound, so other references to the old `o` (views, a preallocated buffer) no longer see the result.",
-        "zh": "`torch.sin(w, out=o)` 改为 `o = torch.sin(w)`——不安全修复：`o` 被重新绑定，其他引用旧 `o` 的地方（视图、预分配缓冲区）看不到结果。",
+        "en": "`torch.sin(w, out=o)` becomes `o = torch.sin(w)` — unsafe: `o` is re-bound, so other references to the old `o` (views, a preallocated buffer) no longer see the result. "
+              "A parameter filled through `out=` (`torch.arange(1, n + 1, out=self.freq)`) is filled by `self.freq.copy_(...)` under `torch.no_grad()` instead — unsafe too: the values are "
+              "written without autograd (what an initialiser wants). Wrapping the `out=` call itself in `no_grad()` is not offered: `arange(out=p)` there silently sets `p.requires_grad` to `False`.",
+        "zh": "`torch.sin(w, out=o)` 改为 `o = torch.sin(w)`——不安全修复：`o` 被重新绑定，其他引用旧 `o` 的地方（视图、预分配缓冲区）看不到结果。"
+              "通过 `out=` 填充的参数（`torch.arange(1, n + 1, out=self.freq)`）改为在 `torch.no_grad()` 中用 `self.freq.copy_(...)` 填充——同样是不安全修复："
+              "数值的写入不经过 autograd（初始化正需要如此）。不提供把 `out=` 调用本身放进 `no_grad()` 的修复：那样 `arange(out=p)` 会悄悄把 `p.requires_grad` 设为 `False`。",
     },
     match="functions with out=... arguments don't support automatic differentiation, but one of the arguments requires grad.",
     runtime_error=out_error(""),
@@ -42,12 +46,16 @@ def check(ctx):
         op = problem.detail.get("op", "")
         fix = None
         stmt = problem.stmt
-        rewrite = out_arg_rewrite(ctx, stmt, call, hint)
+        out = problem.tensor
+        if out is not None and out.base.is_leaf is True and out.base.requires_grad is True:
+            rewrite = out_arg_copy_no_grad(ctx, stmt, call, hint)  # a parameter: re-binding it would drop it
+        else:
+            rewrite = out_arg_rewrite(ctx, stmt, call, hint)
         if rewrite:
             fix = make_fix("unsafe", ctx.t(f"Rewrite as `{rewrite[1]}`", f"改写为 `{rewrite[1]}`"), rewrite[0])
         message = ctx.t(f"`{op}(..., out=...)` with an argument that requires grad raises: autograd cannot record `out=` writes.",
                         f"`{op}(..., out=...)` 的参数需要梯度，会报错：autograd 无法记录 `out=` 写入。")
-        f = ctx.finding(RULE, call, hint, message, fix=fix, runtime_error=out_error(op),
+        f = ctx.finding(RULE, call, hint, message, fix=fix, runtime_error=out_error(problem.detail.get("error_op", op)),
                         explanation=ctx.t("`out=` writes the result in place into an existing tensor; with grad enabled and an input that requires grad, torch refuses.",
                                           "`out=` 把结果原地写入已有张量；启用梯度且输入需要梯度时，torch 拒绝执行。"))
         if f:

@@ -71,9 +71,9 @@ def check(ctx):
                 fix = make_fix("safe", ctx.t(f"Save a copy: `{cloned[1]}`", f"保存副本：`{cloned[1]}`"), cloned[0])
         s_line = ctx.line(save.node, save.top or hint)
         message = ctx.t(
-            f"{saved_name(save, ctx)} was saved for backward by `{save.op}` on line {s_line}; this in-place `{write.op}` "
+            f"{saved_name(save, ctx, write)} was saved for backward by `{save.op}` on line {s_line}; this in-place `{write.op}` "
             f"changes it, so {use_phrase(ctx, problem)} will fail.",
-            f"{saved_name(save, ctx)} 在第 {s_line} 行被 `{save.op}` 保存用于反向传播；这里的原地操作 `{write.op}` 修改了它，"
+            f"{saved_name(save, ctx, write)} 在第 {s_line} 行被 `{save.op}` 保存用于反向传播；这里的原地操作 `{write.op}` 修改了它，"
             f"因此{use_phrase(ctx, problem)}会失败。")
         related = [ctx.related(save.node, save.top or hint, ctx.t(f"saved for backward by `{save.op}` here",
                                                                   f"在这里被 `{save.op}` 保存用于反向传播"))]

@@ -71,9 +71,9 @@ def check(ctx):
             advice = ctx.t(" Use `inplace=False` here and keep the result (this line drops it).",
                            "请在这里使用 `inplace=False` 并保留其结果（这一行丢弃了它）。")
         message = ctx.t(
-            f"`{write.op}` overwrites {saved_name(save, ctx)}, which `{save.op}` saved for backward on line {s_line}; "
+            f"`{write.op}` overwrites {saved_name(save, ctx, write)}, which `{save.op}` saved for backward on line {s_line}; "
             f"{use_phrase(ctx, problem)} will fail{when}.{advice}",
-            f"`{write.op}` 覆盖了 {saved_name(save, ctx)}，它在第 {s_line} 行被 `{save.op}` 保存用于反向传播；"
+            f"`{write.op}` 覆盖了 {saved_name(save, ctx, write)}，它在第 {s_line} 行被 `{save.op}` 保存用于反向传播；"
             f"{use_phrase(ctx, problem)}会失败{when}。{advice}")
         related = [ctx.related(save.node, save.top or hint, ctx.t(f"saved by `{save.op}` here", f"在这里被 `{save.op}` 保存"))]
         if write.module_ctor is not None:

@@ -1,0 +1,25 @@
+import math
+
+import torch
+from torch import nn
+
+
+class BesselBasis(nn.Module):
+    def __init__(self, num_radial, cutoff=5.0):
+        super().__init__()
+        self.cutoff = cutoff
+        self.freq = nn.Parameter(torch.empty(num_radial))
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        torch.arange(1, self.freq.numel() + 1, out=self.freq)  # <- GG104
+        self.freq.data.mul_(math.pi)
+
+    def forward(self, dist):
+        dist = dist.unsqueeze(-1) / self.cutoff
+        return (self.freq * dist).sin() / dist
+
+
+torch.manual_seed(0)
+basis = BesselBasis(4)
+basis(torch.rand(6) + 0.5).sum().backward()
