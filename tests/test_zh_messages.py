@@ -178,3 +178,115 @@ def test_language_auto_follows_the_locale_in_the_tracer(tmp_path):
     (tmp_path / "pyproject.toml").write_text('[tool.gradguard]\nlanguage = "en"\n', encoding="utf-8")
     en = run_gradguard(["trace", "--output", "-", "train.py"], tmp_path, LANG="zh_CN.UTF-8").stderr
     assert "error [leaf-inplace]" in en and not ZH.search(en), en  # the config's language wins over the locale
+
+
+# ---- every other kind of zh text: topic hovers, the CLI's output and summary, explain, the tracer's reports -----
+
+def fragments_and_spacing(text: str) -> list[str]:
+    """The checks for terminal texts (explain, the tracer), which write code the way their English does, bare or
+    in backticks: English fragments and the spacing rule, not code outside code spans."""
+    return [p for p in problems(text) if not p.startswith("code outside a code span")]
+
+
+def test_zh_topic_hovers():
+    from gradguard.lsp.explanations import TOPICS
+
+    found = [f"{key}: {p}" for key, topic in TOPICS.items() for p in problems(topic.markdown("zh"))]
+    assert len(TOPICS) >= 10 and found == []
+
+
+def test_zh_cli_output_of_every_rule_example(tmp_path):
+    """`gradguard check --lang zh` as a user reads it: each finding's lines and the summary, also with
+    `--statistics`, `--show-fixes` and `--fix` (source excerpts and torch's own message aside)."""
+    import shutil
+    import subprocess
+
+    for rule in all_rules():
+        folder = tmp_path / rule.code
+        folder.mkdir()
+        for path in rule.examples("bad") + rule.examples("good"):
+            shutil.copy(path, folder)
+    found = []
+    for options in ([], ["--statistics"], ["--show-fixes"], ["--fix", "--unsafe-fixes"]):
+        proc = subprocess.run([sys.executable, "-m", "gradguard", "check", "--lang", "zh", "--no-cache", *options, "."],
+                              cwd=tmp_path, capture_output=True, text=True, timeout=600)
+        lines = []
+        for line in (proc.stdout + proc.stderr).splitlines():
+            if re.match(r"^\s*\d*\s*\|", line) or "torch 报错: " in line:
+                continue  # the user's code, torch's English message
+            line = re.sub(r"^\S+\.py(?::cell \d+)?:\d+:\d+: GG\d+ ", "", line)
+            lines.append(re.sub(r"\S+\.py\b", " ", line))
+        text = "\n".join(lines)
+        assert re.search(r"在 \d+ 个文件中发现 \d+ 个问题|已修复", text), (options, text[-500:])
+        found += [f"{' '.join(options) or 'check'}: {p}" for p in problems(text)]
+    assert found == []
+
+
+# One program per error kind of `gradguard explain`'s catalogue, run under torch for its real message.
+EXPLAIN_PROGRAMS = {
+    "saved-tensor-modified": "y = w.exp()\ny.add_(1)\ny.sum().backward()",
+    "view-of-leaf-inplace": "w[0].mul_(2)",
+    "leaf-inplace": "w.add_(1)",
+    "multi-output-view-base": "x = w * 1\na, b = x.unbind()\nwith torch.no_grad():\n    x.mul_(2)\na.sum().backward()",
+    "multi-output-view": "a, b = (w * 1).unbind()\na.mul_(2)",
+    "no-grad-view": "y = w * 2\nwith torch.no_grad():\n    v = y[:1]\nv.mul_(2)",
+    "out-argument": "torch.mul(w, 2, out=torch.empty(2))",
+    "overlapping-write": "x = (w * 1)[:1].expand(3)\nx.mul_(2)",
+    "custom-function-view": "m = torch.nn.Linear(2, 2)\nm.register_full_backward_hook(lambda *a: None)\nm(w).mul_(2)",
+    "input-overlap": "x = torch.rand(2, 2, 2)\nx[1] = x[1].t()",
+    "backward-twice": "y = (w * w).sum()\ny.backward()\ny.backward()",
+    "inference-inplace": "with torch.inference_mode():\n    t = torch.ones(2)\nt.add_(1)",
+    "inference-saved": "with torch.inference_mode():\n    t = torch.ones(2)\n(w * t).sum().backward()",
+    "inference-requires-grad": "with torch.inference_mode():\n    t = torch.ones(2)\nt.requires_grad_()",
+    "no-grad-fn": "torch.rand(2).sum().backward()",
+    "non-scalar-backward": "(w * 2).backward()",
+}
+
+
+def test_zh_explanation_of_every_error_kind():
+    import torch
+
+    from gradguard import explain
+    from gradguard.explain import catalog
+
+    assert set(EXPLAIN_PROGRAMS) == {kind.id for kind in catalog.KINDS}
+    found = []
+    for kind, code in EXPLAIN_PROGRAMS.items():
+        try:
+            exec(code, {"torch": torch, "w": torch.rand(2, requires_grad=True)})
+        except RuntimeError as exc:
+            message = f"RuntimeError: {exc}"
+        [ex] = explain.explain(message, "zh", run_static=False)
+        assert ex.kind == kind
+        text = explain.render_text([ex], "zh")
+        text = "\n".join(line for line in text.splitlines() if not line.startswith("  错误 "))  # torch's message
+        found += [f"{kind}: {p}" for p in fragments_and_spacing(text.replace("gradguard explain", ""))]
+    assert found == []
+
+
+def test_zh_tracer_reports_of_every_trace_program(tmp_path, capsys):
+    """The full reports and the warnings `gradguard trace --lang zh` prints, for every program of
+    tests/trace_programs (the program's own lines, locations and torch's message aside)."""
+    from gradguard import trace
+
+    programs = sorted((Path(__file__).parent / "trace_programs").glob("*.py"))
+    found, reports = [], 0
+    for path in programs:
+        trace.main(["--lang", "zh", "--output", str(tmp_path / "trace.json"), str(path)])
+        err = capsys.readouterr().err
+        ours, in_report = [], False
+        for line in err.splitlines():
+            if line.startswith("gradguard"):
+                in_report = line.startswith(("gradguard trace: 错误", "gradguard trace: 警告 [silent-write]：为"))
+                reports += in_report
+                ours.append(line.split(":", 1)[1] if line.startswith("gradguard:") else line[len("gradguard trace:"):])
+            elif in_report and line.startswith("  ") and not line.startswith("  报错"):
+                ours.append(line)
+            else:
+                in_report = False
+        text = "\n".join(ours)
+        for source_line in sorted({s.strip() for s in path.read_text().splitlines() if s.strip()}, key=len, reverse=True):
+            text = text.replace(source_line, " ")
+        text = re.sub(r"[\w./-]+\.py:\d+", " ", text)
+        found += [f"{path.name}: {p}" for p in fragments_and_spacing(text)]
+    assert reports >= 15 and found == []

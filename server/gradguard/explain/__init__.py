@@ -491,10 +491,10 @@ def render_text(explanations: list[Explanation], lang: str = "en") -> str:
             rows.append(_row(lx["versions"], note))
         rows.append(_row(lx["meaning"], ex.meaning))
         if ex.causes:
-            rows.append(f"  {lx['causes']}:")
+            rows.append(f"  {lx['causes']}{lx['sep'].rstrip()}")  # full-width colon in zh
             rows.extend(f"    {i}. {c['text']}" for i, c in enumerate(ex.causes, start=1))
         if ex.candidates:
-            rows.append(f"  {lx['candidates']}:")
+            rows.append(f"  {lx['candidates']}{lx['sep'].rstrip()}")  # full-width colon in zh
             for c in ex.candidates:
                 label = lx["src_" + c["source"]] + (f" {c['code']}" if c["code"] else "")
                 rows.append(f"    {_short(c['file'])}:{c['line']}  {c['text']}")

@@ -115,12 +115,12 @@ KINDS: list[ErrorKind] = [
        r"Output (?P<nr>\d{1,9}) of (?P<op>\w{1,200}) is a view and is being modified inplace\. This view was created "
        r"inside a custom Function",
        "in-place write on a view returned by a custom autograd Function or a full backward hook",
-       "对自定义 autograd Function（或完整反向钩子）返回的视图做了原地操作",
+       "对自定义 `autograd.Function`（或完整反向钩子）返回的视图做了原地操作",
        "The tensor was returned by a custom autograd.Function, possibly as its input returned as-is. "
        "`BackwardHookFunction` is the one torch inserts around a module that has `register_full_backward_hook` "
        "(Grad-CAM, pruning and profiling tools do this): the module's inputs and outputs become such views, so the "
        "next in-place op on them (`nn.ReLU(inplace=True)`, `out += x`) is refused.",
-       "这个张量由自定义 autograd.Function 返回（可能是原样返回的输入）。`BackwardHookFunction` 是 torch 在注册了 "
+       "这个张量由自定义 `autograd.Function` 返回（可能是原样返回的输入）。`BackwardHookFunction` 是 torch 在注册了 "
        "`register_full_backward_hook` 的模块周围插入的函数（Grad-CAM、剪枝和性能分析工具常这样做）：模块的输入和输出"
        "都变成这种视图，紧随其后的原地操作（`nn.ReLU(inplace=True)`、`out += x`）会被拒绝。",
        "clone() the output before the in-place op, use the out-of-place form (`inplace=False`, `out = out + x`), or "

@@ -24,8 +24,11 @@ class Topic:
     claims: tuple[Claim, ...]
 
     def markdown(self, lang: str, title: str | None = None) -> str:
-        body = " ".join(c.zh if lang == "zh" else c.en for c in self.claims)
-        return f"**`{title or self.title}`** — {body}"
+        if lang == "zh":  # the title on its own line: a dash before a code span breaks the zh spacing rule
+            from ..i18n import zh_spacing
+
+            return f"**`{title or self.title}`**\n\n" + zh_spacing("".join(c.zh for c in self.claims))
+        return f"**`{title or self.title}`** — " + " ".join(c.en for c in self.claims)
 
 
 TOPICS: dict[str, Topic] = {}
@@ -119,7 +122,7 @@ _topic(
         "\"you can only change requires_grad flags of leaf variables\"; use `detach()` instead. "
         "`requires_grad_()` does not bump the version counter.",
         "只能修改叶子张量的这个标志：对计算得到的张量调用 `requires_grad_(False)` 会报错 "
-        "\"you can only change requires_grad flags of leaf variables\"，请改用 `detach()`。"
+        "`you can only change requires_grad flags of leaf variables`，请改用 `detach()`。"
         "`requires_grad_()` 不会增加版本计数器（`_version`）。",
         "requires_grad_only_on_leaves",
     ),
@@ -127,7 +130,7 @@ _topic(
         "An in-place operation on a leaf that requires grad raises at once: "
         "\"a leaf Variable that requires grad is being used in an in-place operation.\"",
         "对需要梯度的叶子张量做原地操作（in-place 操作）会立即报错："
-        "\"a leaf Variable that requires grad is being used in an in-place operation.\"",
+        "`a leaf Variable that requires grad is being used in an in-place operation.`",
         "leaf_inplace_raises",
     ),
 )
@@ -138,7 +141,7 @@ _topic(
     Claim(
         "`is_leaf` is True for tensors no recorded op produced: tensors you create (with or without "
         "`requires_grad`), `nn.Parameter`s, `detach()` results and results computed under `torch.no_grad()`.",
-        "`is_leaf` 对不是由被记录的运算产生的张量为 True：你创建的张量（无论是否需要梯度）、`nn.Parameter`、"
+        "`is_leaf` 对不是由被记录的运算产生的张量为 `True`：你创建的张量（无论是否需要梯度）、`nn.Parameter`、"
         "`detach()` 的结果，以及在 `torch.no_grad()` 下计算的结果。",
         "is_leaf_cases",
     ),
@@ -146,7 +149,7 @@ _topic(
         "The result of a recorded op on a tensor that requires grad is a non-leaf with a `grad_fn`; "
         "its `.grad` stays None after backward unless you call `retain_grad()`.",
         "对需要梯度的张量做被记录的运算，得到的是带 `grad_fn` 的非叶子张量；除非调用 `retain_grad()`，"
-        "反向传播后它的 `.grad` 仍为 None。",
+        "反向传播后它的 `.grad` 仍为 `None`。",
         "non_leaf_grad_none",
     ),
     Claim(
@@ -161,7 +164,7 @@ _topic(
     "grad_fn",
     Claim(
         "`grad_fn` is the backward node that produced the tensor; it is None for leaves.",
-        "`grad_fn` 是产生该张量的反向传播节点；叶子张量的 `grad_fn` 为 None。",
+        "`grad_fn` 是产生该张量的反向传播节点；叶子张量的 `grad_fn` 为 `None`。",
         "grad_fn_none_for_leaves",
     ),
     Claim(
@@ -180,7 +183,7 @@ _topic(
         "By default `backward()` frees the tensors saved in the graph; a second backward through ops that "
         "saved tensors raises \"Trying to backward through the graph a second time\".",
         "默认情况下 `backward()` 会释放计算图中保存的张量；再次经过保存了张量的运算做反向传播会报错 "
-        "\"Trying to backward through the graph a second time\"。",
+        "`Trying to backward through the graph a second time`。",
         "second_backward_raises",
     ),
     Claim(
@@ -238,7 +241,7 @@ _topic(
         "Anomaly detection records the forward stack of every op; when backward fails it first warns "
         "\"Error detected in ...Backward\" with the forward line of the op whose backward failed.",
         "异常检测（`set_detect_anomaly`）会记录每个运算的前向调用栈；反向传播失败时，它先发出警告 "
-        "\"Error detected in ...Backward\"，并给出出错的反向节点对应的前向代码行。",
+        "`Error detected in ...Backward`，并给出出错的反向节点对应的前向代码行。",
         "anomaly_shows_forward_line",
     ),
     Claim(
@@ -266,8 +269,8 @@ _topic(
         "raises \"one of the variables needed for gradient computation has been modified by an inplace "
         "operation: ... is at version N; expected version M instead.\"",
         "为反向传播保存张量的运算会记下它的版本；如果到反向传播时版本变了，就会报错 "
-        "\"one of the variables needed for gradient computation has been modified by an inplace "
-        "operation: ... is at version N; expected version M instead.\"",
+        "`one of the variables needed for gradient computation has been modified by an inplace "
+        "operation: ... is at version N; expected version M instead.`",
         "saved_version_mismatch_raises",
     ),
 )
@@ -285,7 +288,7 @@ _topic(
         "On a leaf that requires grad it raises at once (unless inside `torch.no_grad()`); if the tensor or a "
         "view of it was saved for backward, backward raises \"modified by an inplace operation\".",
         "对需要梯度的叶子张量，它会立即报错（`torch.no_grad()` 中除外）；如果该张量或它的视图已为反向传播保存，"
-        "反向传播会报错 \"modified by an inplace operation\"。",
+        "反向传播会报错 `modified by an inplace operation`。",
         "inplace_method_errors",
     ),
     Claim(
