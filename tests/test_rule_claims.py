@@ -57,3 +57,18 @@ def test_gg502_fused_steps_are_silent_and_use_the_new_weights():
     forward_time_weight = torch.nn.Linear(1, 1).weight.detach().clone()
     grad = _retained_graph_then_step(fused=True)
     assert not torch.allclose(grad, forward_time_weight)  # no error, and not the forward-time gradient
+
+
+def test_gg104_arange_out_of_a_parameter_under_no_grad_clears_requires_grad_copy_keeps_it():
+    doc = get_rule("GG104").fix_safety["en"]
+    assert "`arange(out=p)` there silently sets `p.requires_grad` to `False`" in doc
+    p = torch.nn.Parameter(torch.zeros(4))
+    with pytest.raises(RuntimeError, match=r"^aten::arange\(\): functions with out=\.\.\. arguments"):
+        torch.arange(1, 5, out=p)
+    with torch.no_grad():
+        torch.arange(1, 5, out=p)
+    assert p.requires_grad is False
+    q = torch.nn.Parameter(torch.zeros(4))
+    with torch.no_grad():
+        q.copy_(torch.arange(1, 5))
+    assert q.requires_grad is True and q.is_leaf and q.tolist() == [1.0, 2.0, 3.0, 4.0]
