@@ -173,3 +173,24 @@ async def test_saved_tensor_timeline_in_a_setitem_loop(client: LanguageClient):
     w = await hover_at(client, uri, 2, 0)  # saved at version 0 on every pass: no qualifier
     assert "- line 6: `*` saves `w[i]` (a view of it) for backward at version 0 (repeats in the loop)\n" in w
     assert "- line 8: `backward()` reads what `*` saved at version 0, as expected" in w
+
+
+DATA_WRITE = (
+    "import torch\n"
+    "w = torch.rand(3, requires_grad=True)\n"
+    "y = w.exp()\n"
+    "d = y.data\n"
+    "d.mul_(2)\n"  # line 5: GG501, no version bump
+    "y.sum().backward()\n"
+)
+
+
+async def test_a_save_overwritten_through_data_is_not_read_as_expected(client: LanguageClient):
+    # torch raises nothing here and the gradient is wrong: the version matches, the values do not.
+    uri = fresh_uri("hover_data_write")
+    await wait_publish(client, uri, open_doc(client, uri, DATA_WRITE), version=1)
+    for line in (2, 3):  # `y`, and its `.data` alias `d`
+        text = await hover_at(client, uri, line, 0)
+        assert ("- line 6: `backward()` reads what `exp` saved: version 0, as it expects, but with the values line 5 "
+                "wrote without a version bump (a wrong gradient, no error)") in text
+        assert "as expected" not in text

@@ -94,6 +94,7 @@ _T = {
         "v_stale": "{line}: `backward()` reads what `{op}` saved and expects version {then}, but {wline} already made it {now}: it raises",
         "v_stale_loop": "{line}: `backward()` reads what `{op}` saved on every pass; the first pass's save expects version {then}, but {wline} already made it {now}: it raises",
         "v_read": "{line}: `backward()` reads what `{op}` saved at version {then}, as expected",
+        "v_read_silent": "{line}: `backward()` reads what `{op}` saved: version {then}, as it expects, but with the values {wline} wrote without a version bump (a wrong gradient, no error)",
         "v_pending": "a `backward()` through this graph would read what `{op}` saved and expect version {then}",
         "alias_detach": "`{name}` is `{base}.detach()`: same storage and the same version counter as `{base}`, so an in-place write on either bumps the version that `{base}`'s saves check.",
         "alias_view": "`{name}` is a view of `{base}`: same storage and version counter.",
@@ -133,6 +134,7 @@ _T = {
         "v_stale": "{line}：`backward()` 读取 `{op}` 保存的张量，期望版本 {then}，但{wline}已把它变为 {now}：报错",
         "v_stale_loop": "{line}：`backward()` 读取 `{op}` 在每一轮保存的张量；第一轮的保存期望版本 {then}，但{wline}已把它变为 {now}：报错",
         "v_read": "{line}：`backward()` 读取 `{op}` 保存的张量，版本 {then} 与期望一致",
+        "v_read_silent": "{line}：`backward()` 读取 `{op}` 保存的张量，版本 {then} 与期望一致，但数值已被{wline}在不增加版本的情况下改写（梯度错误，不报错）",
         "v_pending": "经过这张计算图的 `backward()` 会读取 `{op}` 保存的张量，并期望版本 {then}",
         "alias_detach": "`{name}` 是 `{base}.detach()`：与 `{base}` 共享存储和版本计数器，原地修改任一个都会增加 `{base}` 的已保存张量所检查的版本。",
         "alias_view": "`{name}` 是 `{base}` 的视图（view）：共享存储和版本计数器。",
@@ -345,6 +347,18 @@ def version_timeline(value, name: str, analysis, where, lang: str) -> list[str]:
         out.append("- " + t["v_stale_loop" if in_loop else "v_stale"].format(
             line=where(use), op=p.save.op, then=v(p.save.version), now=v(p.write.version_after),
             wline=where(w_span) if w_span else "?"))
+    # A save whose storage was overwritten without a version bump (`.data`, a fused step): the version matches, the
+    # values do not.
+    silent = [p for p in analysis.problems if p.kind == "silent-write" and p.save is not None
+              and p.save.storage is storage and p.write is not None]
+    for p in silent:
+        use, save_span = _at(loc, p.use, p.top), _at(loc, p.save.node, p.save.top)
+        w_span = _at(loc, p.write.node, p.write.top)
+        if use is None or save_span is None or w_span is None or ("silent", save_span, use) in read:
+            continue
+        read.add(("silent", save_span, use))
+        then = v(p.save.version) if p.save.counter is counter else str(p.save.version)  # a `.data` alias: x's counter
+        out.append("- " + t["v_read_silent"].format(line=where(use), op=p.save.op, then=then, wline=where(w_span)))
     for s in saves:
         save_span = _at(loc, s.node, s.top)
         if save_span is None or any(key[1] == save_span for key in read):
