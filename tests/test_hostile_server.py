@@ -336,3 +336,38 @@ def test_a_trace_json_of_20000_duplicates_resolves_each_named_path_once(tmp_path
     marks = trace_results.read_trace_file(tmp_path / ".gradguard" / "trace.json")
     assert [(m.line, m.other_line) for m in marks] == [(2, 3), (3, 2)]
     assert len(calls) <= 2, len(calls)  # trace.json itself and train.py
+
+
+# ---- converting many findings ----------------------------------------------------------------------
+
+
+def test_2000_findings_on_one_line_measure_that_line_once():
+    # 2,000 writes on one 22 KB line: every range asked the codec to count the units of the line up to its
+    # column, character by character in Python (2,000 x 6 x 11,000 characters: 15 s of the server's analysis).
+    from pygls.workspace.position_codec import PositionCodec
+
+    from gradguard.engine import Engine
+    from gradguard.lsp.convert import Positions, finding_diagnostic
+    from gradguard.lsp.documents import Piece, Snapshot
+    from gradguard.lsp.settings import Settings
+
+    class CountingCodec(PositionCodec):
+        counted = 0
+
+        def client_num_units(self, string: str):
+            CountingCodec.counted += len(string)
+            return super().client_num_units(string)
+
+    line = "; ".join(["w.add_(1)"] * 2000)
+    for prefix in ("", "s = '中文 😀'; "):  # ASCII, and a line whose units differ from its code points
+        text = "import torch\nw = torch.zeros(3, requires_grad=True)\n" + prefix + line + "\n"
+        report = Engine().check(text, "writes.py")
+        assert len(report.findings) == 2000
+        snapshot = Snapshot("file:///writes.py", text, "/writes.py", [Piece("file:///writes.py", 0, 4, 1)])
+        CountingCodec.counted = 0
+        positions = Positions(snapshot, CountingCodec())
+        diagnostics = [finding_diagnostic(f, positions, Settings())[1] for f in report.findings]
+        assert CountingCodec.counted <= 2 * len(text), CountingCodec.counted
+        last = diagnostics[-1].range
+        emoji = 1 if prefix else 0  # 😀 is two UTF-16 units
+        assert (last.start.line, last.start.character) == (2, len(prefix) + emoji + len(line) - len("w.add_(1)"))

@@ -1,6 +1,7 @@
 """Findings -> LSP diagnostics. Positions go through the negotiated position codec."""
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 from lsprotocol import types
@@ -28,10 +29,19 @@ class Positions:
         self.snapshot = snapshot
         self.codec = codec
         self.lines = snapshot.text.split("\n")
+        self._units: dict[int, list[int] | int] = {}  # line -> client units before each column (ASCII: its length)
 
     def _client_col(self, line: int, col: int) -> int:
-        text = self.lines[line] if 0 <= line < len(self.lines) else ""
-        return self.codec.client_num_units(text[:col])
+        """Client units before code-point column `col` of `line`. Each line is measured once (2,000 findings
+        on one 22 KB line once counted the line up to each column, character by character)."""
+        if line not in self._units:
+            text = self.lines[line] if 0 <= line < len(self.lines) else ""
+            self._units[line] = len(text) if text.isascii() else list(itertools.accumulate(
+                (self.codec.client_num_units(ch) for ch in text), initial=0))
+        units = self._units[line]
+        if isinstance(units, int):
+            return min(max(col, 0), units)
+        return units[min(max(col, 0), len(units) - 1)]
 
     def range(self, span: Span) -> tuple[str, types.Range] | None:
         located = self.snapshot.locate(span.start_line)
