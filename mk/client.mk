@@ -9,7 +9,7 @@
 
 CLIENT_DIR      := client-vscode
 CLIENT_VERSION  := $(shell sed -n 's/^  "version": "\(.*\)",$$/\1/p' $(CLIENT_DIR)/package.json)
-CLIENT_SOURCES  := $(wildcard $(CLIENT_DIR)/src/*.ts) $(addprefix $(CLIENT_DIR)/,package.json tsconfig.json esbuild.mjs .vscodeignore README.md LICENSE images/icon.png)
+CLIENT_SOURCES  := $(wildcard $(CLIENT_DIR)/src/*.ts) $(addprefix $(CLIENT_DIR)/,package.json tsconfig.json esbuild.mjs .vscodeignore README.md LICENSE images/icon.png scripts/packaged_readme.py)
 CLIENT_NPM      := $(CLIENT_DIR)/node_modules/.installed
 
 # VS Code targets whose libcst wheels PyPI has for every CPython of client-vscode/bundle/pythons.txt
@@ -22,10 +22,11 @@ VSIX_ALL        := $(foreach t,$(VSIX_TARGETS),$(call vsix_file,$(t)))
 BUNDLE_CACHE    ?= $(HOME)/.cache/gradguard-bundle
 BUNDLE_INPUTS   := $(shell find server/gradguard -type f -not -path '*/__pycache__/*' -not -name '*.pyc') pyproject.toml \
                    $(wildcard $(CLIENT_DIR)/bundle/*) $(CLIENT_DIR)/python/launch.py $(CLIENT_DIR)/scripts/bundle_server.py
-# No repository field (there is no public one), README image packaged (not rewritten to a URL), and no
-# secret scan of the 1,900 files of third-party wheels (vsce's secretlint takes minutes on them).
+# No repository field (there is no public one), the README with its screenshot inlined (VS Code's README view
+# shows only https: and data: images; there is no website to point at), and no secret scan of the 2,500 files
+# of third-party wheels (vsce's secretlint takes minutes on them).
 VSCE_FLAGS      := --no-dependencies --allow-missing-repository --no-rewrite-relative-links \
-                   --allow-package-all-secrets --allow-package-env-file
+                   --readme-path packaged/README.md --allow-package-all-secrets --allow-package-env-file
 
 # code-server 4.100.3 (VS Code 1.100.3) is the last release that runs on Node 20.
 CODE_SERVER_VERSION := 4.100.3
@@ -54,7 +55,7 @@ $(CLIENT_DIR)/.typechecked: $(CLIENT_NPM) $(CLIENT_SOURCES)
 # The targets share client-vscode/bundled/, so one is assembled and packaged at a time (flock, for make -j).
 $(CLIENT_DIR)/gradguard-$(CLIENT_VERSION)-%.vsix: $(CLIENT_DIR)/.typechecked $(BUNDLE_INPUTS) docs/img/hover.png | $(DEMO_STAMP)
 	@flock $(CLIENT_DIR)/.bundle.lock sh -ec '\
-	  cp docs/img/hover.png $(CLIENT_DIR)/images/hover.png; \
+	  $(VPY) $(CLIENT_DIR)/scripts/packaged_readme.py; \
 	  $(VPY) $(CLIENT_DIR)/scripts/bundle_server.py --target $* --cache $(BUNDLE_CACHE); \
 	  cd $(CLIENT_DIR); \
 	  npx vsce package --target $* $(VSCE_FLAGS) --out gradguard-$(CLIENT_VERSION)-$*.vsix > .vsce-$*.log 2>&1 \

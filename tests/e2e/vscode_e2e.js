@@ -539,6 +539,34 @@ async function main() {
     fs.rmSync(path.join(ws, 'pyproject.toml'));
     mark('serverMessagesFollowShowNotifications');
 
+    // ---- the extension's Details page, as after installing the .vsix: icon, publisher, README with its image ----
+    await retry('the installed extension in the Extensions view', 3, async () => {
+      await page.keyboard.press('Escape');
+      await page.keyboard.press('Control+Shift+KeyX');
+      await sleep(1000);
+      await page.keyboard.press('Control+KeyA');
+      await page.keyboard.type('@installed gradguard');
+      await page.locator('.extension-list-item', { hasText: 'gradguard' }).first().click({ timeout: 15000 });
+    });
+    const details = page.locator('.extension-editor').first();
+    await details.locator('.header', { hasText: 'gradguard-authors' }).first().waitFor({ timeout: LONG });
+    const icons = await details.locator('img').evaluateAll((imgs) => imgs.map((i) => ({ src: i.currentSrc, width: i.naturalWidth })));
+    check(icons.some((i) => /images(%2F|\/)icon\.png/.test(i.src) && i.width === 128), `the icon renders on the Details page (${JSON.stringify(icons)})`);
+    const readmeImage = await waitFor(async () => {
+      for (const frame of page.frames()) {
+        const found = await frame.evaluate(() => {
+          const img = document.querySelector('img[alt="A squiggle and its hover"]');
+          return img && img.complete ? { width: img.naturalWidth, scheme: img.currentSrc.split(':')[0] } : null;
+        }).catch(() => null);
+        if (found) return found;
+      }
+      return null;
+    }, LONG, "the README's screenshot on the Details page");
+    log(`README image on the Details page: ${JSON.stringify(readmeImage)}`);
+    check(readmeImage.width > 0, `the README's screenshot renders on the Details page (${JSON.stringify(readmeImage)})`);
+    await shot('19-extension-details');
+    mark('extensionDetailsRender');
+
     // ---- untrusted-repository check: nothing imported the workspace's gradguard/ ---------------------
     check(!fs.existsSync(marker), `no process imported the workspace's gradguard/ (${fs.existsSync(marker) ? fs.readFileSync(marker, 'utf8') : ''})`);
     mark('noWorkspaceCodeRan');
