@@ -194,3 +194,28 @@ async def test_a_save_overwritten_through_data_is_not_read_as_expected(client: L
         assert ("- line 6: `backward()` reads what `exp` saved: version 0, as it expects, but with the values line 5 "
                 "wrote without a version bump (a wrong gradient, no error)") in text
         assert "as expected" not in text
+
+
+DETACH_THEN_SECOND_BACKWARD = (
+    "import torch\n"
+    "w = torch.rand(3, requires_grad=True)\n"
+    "y = torch.sigmoid(w)\n"
+    "y.sum().backward(retain_graph=False)\n"  # line 4: reads the save, frees the graph
+    "d = y.detach()\n"
+    "d.mul_(2)\n"  # line 6: bumps y's counter through the alias
+    "y.sum().backward()\n"  # line 7: GG404
+)
+
+
+async def test_backward_calls_take_their_place_in_the_timeline(client: LanguageClient):
+    # Module-level code outside loops runs in line order: the first backward comes before the write, and the second
+    # one, which finds the graph freed, is in the timeline too.
+    uri = fresh_uri("hover_order")
+    await wait_publish(client, uri, open_doc(client, uri, DETACH_THEN_SECOND_BACKWARD), version=1)
+    text = await hover_at(client, uri, 2, 0)
+    assert text.endswith(
+        "- line 3: `sigmoid` saves it (its output) for backward at version 0\n"
+        "- line 4: `backward()` reads what `sigmoid` saved at version 0, as expected\n"
+        "- line 6: `mul_()` writes it through a `.detach()` alias (same version counter) → version 1\n"
+        "- line 7: `backward()` needs what `sigmoid` saved again, but the `backward()` of line 4 already freed it: "
+        "it raises")

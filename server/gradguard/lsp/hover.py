@@ -96,6 +96,7 @@ _T = {
         "v_read": "{line}: `backward()` reads what `{op}` saved at version {then}, as expected",
         "v_read_silent": "{line}: `backward()` reads what `{op}` saved: version {then}, as it expects, but with the values {wline} wrote without a version bump (a wrong gradient, no error)",
         "v_pending": "a `backward()` through this graph would read what `{op}` saved and expect version {then}",
+        "v_freed": "{line}: `backward()` needs what `{op}` saved again, but the `backward()` of {fline} already freed it: it raises",
         "alias_detach": "`{name}` is `{base}.detach()`: same storage and the same version counter as `{base}`, so an in-place write on either bumps the version that `{base}`'s saves check.",
         "alias_view": "`{name}` is a view of `{base}`: same storage and version counter.",
         "alias_data": "`{name}` is `{base}.data`: same storage but its own version counter, so in-place writes on `{name}` change what backward reads without torch noticing.",
@@ -136,6 +137,7 @@ _T = {
         "v_read": "{line}：`backward()` 读取 `{op}` 保存的张量，版本 {then} 与期望一致",
         "v_read_silent": "{line}：`backward()` 读取 `{op}` 保存的张量，版本 {then} 与期望一致，但数值已被{wline}在不增加版本的情况下改写（梯度错误，不报错）",
         "v_pending": "经过这张计算图的 `backward()` 会读取 `{op}` 保存的张量，并期望版本 {then}",
+        "v_freed": "{line}：`backward()` 再次需要 `{op}` 保存的张量，但{fline}的 `backward()` 已经释放了它：报错",
         "alias_detach": "`{name}` 是 `{base}.detach()`：与 `{base}` 共享存储和版本计数器，原地修改任一个都会增加 `{base}` 的已保存张量所检查的版本。",
         "alias_view": "`{name}` 是 `{base}` 的视图（view）：共享存储和版本计数器。",
         "alias_data": "`{name}` 是 `{base}.data`：共享存储，但有自己的版本计数器，所以对 `{name}` 的原地修改会改变反向传播读取的值，而 torch 不会察觉。",
@@ -292,18 +294,20 @@ def version_timeline(value, name: str, analysis, where, lang: str) -> list[str]:
 
     saves = [s for s in analysis.saves if s.counter is counter]
     other_saves = [s for s in analysis.saves if s.storage is storage and s.counter is not counter]
-    events: list[tuple[int, str]] = []
+    events: list[tuple[int, str, object]] = []  # (seq, text, span)
     seen: dict[tuple, int] = {}
     repeats: dict[tuple, bool] = {}  # key -> whether a later pass gave another text (another version)
+    tops: list = []  # the top-level statements of everything listed (tells whether line order is run order)
 
-    def add(seq: int, key: tuple, text: str) -> None:
+    def add(seq: int, key: tuple, text: str, top=None) -> None:
         # A loop's body is interpreted once per pass: its places are listed once, with the first pass's versions
         # (said so when later passes differ).
+        tops.append(top)
         if key in seen:
             repeats[key] = repeats.get(key, False) or text != events[seen[key]][1]
             return
         seen[key] = len(events)
-        events.append((seq, text))
+        events.append((seq, text, key[2]))
 
     for s in saves:
         span = _at(loc, s.node, s.top)
@@ -312,28 +316,31 @@ def version_timeline(value, name: str, analysis, where, lang: str) -> list[str]:
         what = t.get(f"what_{s.what}", s.what)
         if s.via_index and s.expr is not None:
             what = t["what_view"].format(code=code_span_body(" ".join(loc.code(s.expr).split())))
-        add(s.seq, ("save", s.op, span), t["v_saved"].format(line=where(span), op=s.op, what=what, v=v(s.version)))
+        add(s.seq, ("save", s.op, span), t["v_saved"].format(line=where(span), op=s.op, what=what, v=v(s.version)),
+            s.top)
     for w in counter.writes:
         span = _at(loc, w.node, w.top)
         if span is None:
             continue
         template = t["v_written_via"].get(w.via, t["v_written"])
-        add(w.seq, ("write", w.op, span), template.format(line=where(span), op=w.op, v=v(w.version_after)))
+        add(w.seq, ("write", w.op, span), template.format(line=where(span), op=w.op, v=v(w.version_after)), w.top)
     own = {id(w.node) for w in counter.writes}
     for w in storage.silent_writes:
         span = _at(loc, w.node, w.top)
         if span is not None and id(w.node) not in own:
-            add(w.seq, ("data", w.op, span), t["v_data"].format(line=where(span), op=w.op))
+            add(w.seq, ("data", w.op, span), t["v_data"].format(line=where(span), op=w.op), w.top)
     for s in other_saves:  # `.data` aliases: the saves of the tensor whose storage this one shares
         span = _at(loc, s.node, s.top)
         if span is not None and value.data_of is not None:
             add(s.seq, ("save", s.op, span), t["v_saved_alias"].format(
-                line=where(span), op=s.op, alias=f"`{value.data_of.name}`", v=s.version))
+                line=where(span), op=s.op, alias=f"`{value.data_of.name}`", v=s.version), s.top)
     for key, varies in repeats.items():
         i = seen[key]
-        events[i] = (events[i][0], events[i][1] + t["v_repeats_first" if varies else "v_repeats"])
+        events[i] = (events[i][0], events[i][1] + t["v_repeats_first" if varies else "v_repeats"], events[i][2])
     events.sort(key=lambda e: e[0])
-    out = [f"- {text}" for _, text in events]
+    reads: list[tuple[object, str]] = []  # (span of the backward, text)
+    loops = bool(repeats) or any(s.loop is not None for s in saves + other_saves) or \
+        any(w.loops for w in list(counter.writes) + list(storage.silent_writes))
     # The backward that reads each save: the one a stale-save problem names, else the one that freed the graph.
     read: set[tuple] = set()
     stale = [p for p in analysis.problems if p.kind == "stale-save" and p.save is not None and p.save.counter is counter]
@@ -344,9 +351,10 @@ def version_timeline(value, name: str, analysis, where, lang: str) -> list[str]:
         read.add(("stale", save_span, use))
         w_span = _at(loc, p.write.node, p.write.top)
         in_loop = repeats.get(("save", p.save.op, save_span)) or repeats.get(("write", p.write.op, w_span))
-        out.append("- " + t["v_stale_loop" if in_loop else "v_stale"].format(
+        tops.append(p.top)
+        reads.append((use, t["v_stale_loop" if in_loop else "v_stale"].format(
             line=where(use), op=p.save.op, then=v(p.save.version), now=v(p.write.version_after),
-            wline=where(w_span) if w_span else "?"))
+            wline=where(w_span) if w_span else "?")))
     # A save whose storage was overwritten without a version bump (`.data`, a fused step): the version matches, the
     # values do not.
     silent = [p for p in analysis.problems if p.kind == "silent-write" and p.save is not None
@@ -358,20 +366,45 @@ def version_timeline(value, name: str, analysis, where, lang: str) -> list[str]:
             continue
         read.add(("silent", save_span, use))
         then = v(p.save.version) if p.save.counter is counter else str(p.save.version)  # a `.data` alias: x's counter
-        out.append("- " + t["v_read_silent"].format(line=where(use), op=p.save.op, then=then, wline=where(w_span)))
+        tops.append(p.top)
+        reads.append((use, t["v_read_silent"].format(line=where(use), op=p.save.op, then=then, wline=where(w_span))))
+    # A backward through the graph after an earlier one freed it (a second backward, state carried into the next
+    # iteration): after the read that freed it.
+    freed_problems = [p for p in analysis.problems if p.kind in ("second-backward", "freed-graph")
+                      and p.save is not None and p.save.counter is counter and p.detail.get("freed_by") is not None]
+    second: list[tuple[object, str]] = []
+    for p in freed_problems:
+        use = _at(loc, p.use, p.top)
+        f_span = _at(loc, p.detail["freed_by"], p.detail.get("freed_top") or p.top)
+        if use is None or f_span is None or ("freed", use, f_span) in read:
+            continue
+        read.add(("freed", use, f_span))
+        tops.append(p.top)
+        second.append((use, t["v_freed"].format(line=where(use), op=p.save.op, fline=where(f_span))))
     for s in saves:
         save_span = _at(loc, s.node, s.top)
         if save_span is None or any(key[1] == save_span for key in read):
             continue
-        freed = _at(loc, s.freed_by, s.top) if s.freed_by is not None else None
+        freed = _at(loc, s.freed_by, s.freed_top or s.top) if s.freed_by is not None else None
         key = ("read", save_span, freed)
         if key in read:
             continue
         read.add(key)
         if freed is not None:
-            out.append("- " + t["v_read"].format(line=where(freed), op=s.op, then=v(s.version)))
+            tops.append(s.freed_top)
+            loops = loops or bool(s.freed_loops)
+            reads.append((freed, t["v_read"].format(line=where(freed), op=s.op, then=v(s.version))))
         else:
-            out.append("- " + t["v_pending"].format(op=s.op, then=v(s.version)))
+            reads.append((None, t["v_pending"].format(op=s.op, then=v(s.version))))
+    reads += second
+    # Each backward in its place among the saves and writes when the lines run in their order (module-level code
+    # outside loops, functions and classes); otherwise after them, as what backward will find.
+    if _runs_in_line_order(tops, loops):
+        placed = [((span.start_line, 0, i), text) for i, (_, text, span) in enumerate(events)]
+        placed += [((span.start_line if span is not None else 1 << 30, 1, i), text) for i, (span, text) in enumerate(reads)]
+        out = [f"- {text}" for _, text in sorted(placed, key=lambda item: item[0])]
+    else:
+        out = [f"- {text}" for _, text, _ in events] + [f"- {text}" for _, text in reads]
     alias = ""
     if value.view_kind == "detach" and value.view_of is not None and value.view_of.name:
         alias = t["alias_detach"].format(name=name, base=value.view_of.name)
@@ -382,6 +415,14 @@ def version_timeline(value, name: str, analysis, where, lang: str) -> list[str]:
     if not out and not alias:
         return []
     return ["", t["timeline"], ""] + out + ([f"\n{alias}"] if alias else [])
+
+
+def _runs_in_line_order(tops: list, loops: bool) -> bool:
+    """Do these top-level statements run in the order of their lines? Module-level statements do, outside loops;
+    code in a def or class runs when it is called, and a loop runs its lines again."""
+    if loops or any(top is None for top in tops):
+        return False
+    return not any(isinstance(top, (cst.FunctionDef, cst.ClassDef, cst.For, cst.While)) for top in tops)
 
 
 def topic_markdown(line: str, col: int, lang: str) -> tuple[str, int, int] | None:
