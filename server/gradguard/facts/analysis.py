@@ -35,6 +35,7 @@ class FileAnalysis:
     max_steps = 60_000  # interpreted statements per run before loops run once and calls stop
     max_calls = 1_000  # interpreted calls per run
     max_unroll = 16  # a loop over a known sequence runs once per item up to this length
+    max_module_walk = 256  # `for m in self.modules()` visits every module up to this many
     max_layer_unroll = 4  # a loop over a layer list (`for blk in self.blocks`) runs over its first layers only
 
     def __init__(self, modules: list[cst.Module], quiet_modules: set[int] | frozenset = frozenset(),

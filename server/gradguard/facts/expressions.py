@@ -562,7 +562,9 @@ class ExpressionsMixin:
     def iteration_items(self, iterable) -> list | None:
         """The items a for-loop visits when the code makes them plain and they are few."""
         limit = self.a.max_unroll
-        if isinstance(iterable, Seq) and iterable.items is not None and len(iterable.items) <= limit:
+        if isinstance(iterable, Seq) and iterable.items is not None and (
+                len(iterable.items) <= limit or iterable.module_walk and len(iterable.items) <= self.a.max_module_walk):
+            # `for m in self.modules(): if isinstance(m, nn.Dropout): m.inplace = True` must reach every module
             return list(iterable.items)
         if isinstance(iterable, _Range) and iterable.values is not None:
             return [Literal(v) for v in iterable.values[:limit]] if len(iterable.values) <= limit else None

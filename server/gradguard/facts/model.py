@@ -251,6 +251,7 @@ class Seq:
     path: tuple = ()  # the branch path where a list was created: appends under other branches make it unknown
     is_list: bool = False
     spread: list = field(default_factory=list)  # `*m.parameters()` spread into a literal of unknown length
+    module_walk: bool = False  # `m.modules()` / `m.children()`: every module is visited (init loops are short)
 
 
 @dataclass(eq=False)

@@ -241,7 +241,7 @@ class ModulesMixin:
         if name in ("modules", "children"):
             subs = ([m] if name == "modules" else []) + (self._all_submodules(m) if name == "modules"
                                                           else self.submodules(m))
-            return Seq(subs)
+            return Seq(subs, module_walk=True)
         if name == "zero_grad":
             if not _set_to_none_false(node):
                 for group in self.param_groups(m):

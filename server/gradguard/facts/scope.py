@@ -353,7 +353,7 @@ class Scope(ExpressionsMixin, CallsMixin, TensorOpsMixin, ModulesMixin, Optimize
         default = 1 if depth >= 2 else (2 if depth == 1 else 3)
         if items is not None:
             # a known sequence (layers of a ModuleList, `range(3)`): its real length, up to a bound
-            return len(items) if len(items) <= self.a.max_unroll else default
+            return len(items)  # iteration_items bounds it
         return default
 
     def _note_carries(self, loop) -> None:

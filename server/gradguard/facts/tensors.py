@@ -229,7 +229,7 @@ class TensorOpsMixin:
             local = base.origin is not None and not base.is_parameter and base.created_by.startswith("torch.")
             certain = GRAD_ON if (grad == GRAD_ON or local) else GRAD_UNKNOWN
             w.raises = certain == GRAD_ON
-            if t is base and w.kind != "setitem":
+            if t is base and (w.kind != "setitem" or self._writes_the_base(w.node)):
                 self._problem(Problem("leaf-write", w.node, w.stmt, tensor=base, write=w), certain)
             else:
                 self._problem(Problem("leaf-view-write", w.node, w.stmt, tensor=base, write=w), certain)
@@ -242,6 +242,21 @@ class TensorOpsMixin:
                 and (base.requires_grad is True or (isinstance(value, Tensor) and value.requires_grad is True))):
             w.raises = True
             self._problem(Problem("no-grad-view-write", w.node, w.stmt, tensor=t, write=w))
+
+    def _writes_the_base(self, target) -> bool:
+        """`w[:] = v`, `w[...] = v`, `w[mask] = v`, `w[idx] = v` write the leaf itself (torch: "a leaf Variable");
+        `w[0] = v`, `w[:, 1] = v`, `w[0:2] = v` go through a view of it ("a view of a leaf Variable"). Probed on
+        torch 2.13; a slice with bounds that happens to cover the whole dimension is not claimed either way."""
+        if not isinstance(target, cst.Subscript):
+            return False
+        elements = [e.slice for e in target.slice]
+        if all((isinstance(e, cst.Slice) and e.lower is None and e.upper is None and e.step is None)
+               or (isinstance(e, cst.Index) and isinstance(e.value, cst.Ellipsis)) for e in elements):
+            return True
+        if len(elements) == 1 and isinstance(elements[0], cst.Index):
+            value = elements[0].value
+            return isinstance(value, cst.List) or isinstance(self.facts.expr_values.get(id(value)), Tensor)
+        return False
 
     # ---- saves and backward ---------------------------------------------
     def save(self, t: Tensor, op: str, node, what: str) -> Save:
