@@ -97,6 +97,11 @@ class Save:
     expr: cst.CSTNode | None = None  # the expression that produced the saved tensor (for messages)
     tensor: object = None  # the Tensor value (its name may be bound after the save)
     top: cst.CSTNode | None = None
+    # where the forward ran, for saves made inside same-file callees or inside a container's layers (whose `node`
+    # is the layer's constructor): the container call, then the same-file calls that led there, inner first
+    layer_call: tuple | None = None  # (call node, its top) of the container that ran the layer
+    call_chain: tuple = ()  # ((call node, its top, calling Scope), ...)
+    scope_id: int = 0  # serial of the Scope that made the save
 
 
 @dataclass(eq=False)

@@ -330,13 +330,14 @@ class ModulesMixin:
             if isinstance(child.ctor, cst.Call) and child.top is not None and child.cls is None:
                 # a torch layer inside a container: its saves and in-place writes are located at the line that
                 # built it (`nn.Dropout(inplace=True)` in the Sequential), which is what the user changes
-                saved = self.top, self.layer_site
+                saved = self.top, self.layer_site, self.layer_call_site
                 site, site_top = child.inplace_site if child.inplace and child.inplace_site else (child.ctor, child.top)
+                self.layer_call_site = self.layer_call_site or (node, self.top)
                 self.top, self.layer_site = site_top, site
                 try:
                     value = self.call_module(child, [value], node)
                 finally:
-                    self.top, self.layer_site = saved
+                    self.top, self.layer_site, self.layer_call_site = saved
             else:
                 value = self.call_module(child, [value], node)
         return value

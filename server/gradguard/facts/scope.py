@@ -114,6 +114,7 @@ class Scope(ExpressionsMixin, CallsMixin, TensorOpsMixin, ModulesMixin, Optimize
         self.global_cache: dict[str, object] = {}
         self.inlined = parent is not None and function is not None
         self.layer_site = None  # the constructor of a container child being called (locates its saves and writes)
+        self.layer_call_site = None  # (call node, top) of the container call running that child
         self.call_site = None  # (call node, its top) that runs this function, when called from this file's code
         self.call_args: list = []  # the tensors that call passed in
 

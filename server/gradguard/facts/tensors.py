@@ -270,9 +270,21 @@ class TensorOpsMixin:
                  t.name, what, via_index=t.view_kind == "index",
                  loop=self.loops[-1].node if self.loops else None,
                  iteration=self.loops[-1].iteration if self.loops else 0, top=self.top,
-                 expr=t.origin if not t.name else None, tensor=t)
+                 expr=t.origin if not t.name else None, tensor=t, layer_call=self.layer_call_site,
+                 call_chain=self.call_chain(), scope_id=self.serial)
         self.facts.saves.append(s)
         return s
+
+    def forward_site(self, s: Save):
+        """Where the forward that saved `s` ran, in this function or the nearest one that called it: the call
+        `d_fake = self.D(fake)` rather than the `nn.Linear(...)` built in the discriminator's __init__."""
+        mine = {scope.serial for scope in self.ancestors()}
+        if s.scope_id in mine:
+            return s.layer_call
+        for node, top, caller in s.call_chain:
+            if caller.serial in mine:
+                return (node, top)
+        return None
 
     def backward(self, t: Tensor, node, retain: bool) -> None:
         self.run.saw_backward = True
@@ -351,6 +363,9 @@ class TensorOpsMixin:
                         site = self._step_site(w)
                         if site is not None:
                             detail["site"] = site
+                        forward = self.forward_site(s)
+                        if forward is not None:
+                            detail["forward"] = forward
                         self._problem(Problem("stale-save", w.node, w.stmt, tensor=t, write=w, save=s, use=use,
                                               carry=carry.stmt if carry else None,
                                               carry_target=carry.name if carry else "",

@@ -309,6 +309,19 @@ def is_form(runtime_error: str) -> bool:
     return any(part in runtime_error for part in ("[...]", "<n>", "<m>", "<op>", "<i>"))
 
 
+def weight_save_notes(ctx: RuleContext, problem, hint) -> tuple[int, list]:
+    """The line of the forward pass that saved the weights (`d_fake = self.D(fake)` in the training step, not the
+    `nn.Linear(...)` built in the discriminator's `__init__` nor a line inside `forward`), and its related notes."""
+    save = problem.save
+    site = problem.detail.get("forward")
+    node, top = site if site is not None else (save.node, save.top or hint)
+    notes = [ctx.related(node, top, ctx.t("weights saved for backward here", "权重在这里被保存用于反向传播"))]
+    if site is not None:
+        notes.append(ctx.related(save.node, save.top or hint,
+                                 ctx.t("by this layer", "由这一层保存")))
+    return ctx.line(node, top), notes
+
+
 def saved_name(save, ctx: RuleContext | None = None, write=None) -> str:
     """How the saved tensor is called: its name when saved, else its name where `write` changes it (a name
     bound later, after the write, would point the user at the wrong line), else the code that made it."""
@@ -352,6 +365,11 @@ def stale_timeline(ctx: RuleContext, problem) -> str:
     """The version story of a stale save, with this code's own lines."""
     save, write, hint = problem.save, problem.write, problem.top
     s_line = ctx.line(save.node, save.top or hint)
+    forward = problem.detail.get("forward")
+    at = ""
+    if forward is not None:  # the layer is built elsewhere: say where its forward ran
+        f_line = ctx.line(*forward)
+        at = ctx.t(f" (the forward on line {f_line})", f"（第 {f_line} 行的前向传播）")
     w_line = ctx.line(write.node, write.top or hint)
     what = {"input": ctx.t("its input", "它的输入"), "output": ctx.t("its output", "它的输出"),
             "parameters": ctx.t("the layer's weights", "该层的权重")}.get(save.what, save.what)
@@ -379,11 +397,11 @@ def stale_timeline(ctx: RuleContext, problem) -> str:
                    f"发现版本比保存时新（第 {k} 轮：{now_v} 而不是 {saved_v}）") if pass_of else
              ctx.t(f"finds version {now_v} instead of {saved_v}", f"发现版本是 {now_v} 而不是 {saved_v}"))
     return ctx.t(
-        f"1. Line {s_line}: `{save.op}` saves {what}{', ' + name + ',' if name else ''} for backward at version "
+        f"1. Line {s_line}: `{save.op}`{at} saves {what}{', ' + name + ',' if name else ''} for backward at version "
         f"{saved_v}{pass_of}.\n"
         f"2. Line {w_line}: `{desc}` writes it in place{via}{iteration}: version {now_v}.\n"
         f"3. {use[0].upper() + use[1:]} unpacks the saved tensor, {found}, and raises.",
-        f"1. 第 {s_line} 行：`{save.op}` 为反向传播保存了{what}{' ' + name if name else ''}，版本为 {saved_v}{pass_of}。\n"
+        f"1. 第 {s_line} 行：`{save.op}`{at}为反向传播保存了{what}{' ' + name if name else ''}，版本为 {saved_v}{pass_of}。\n"
         f"2. 第 {w_line} 行：`{desc}` 原地修改了它{via}{iteration}：版本变为 {now_v}。\n"
         f"3. {use}取出保存的张量时{found}，于是报错。")
 

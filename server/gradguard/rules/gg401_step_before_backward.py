@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from . import Rule
-from ._common import STALE_ERROR, STALE_MATCH, stale_error, stale_timeline, use_phrase
+from ._common import STALE_ERROR, STALE_MATCH, stale_error, stale_timeline, use_phrase, weight_save_notes
 
 RULE = Rule(
     code="GG401",
@@ -54,13 +54,12 @@ def check(ctx):
         if not claims(problem):
             continue
         save, write, hint = problem.save, problem.write, problem.top
-        s_line = ctx.line(save.node, save.top or hint)
+        s_line, related = weight_save_notes(ctx, problem, hint)
         message = ctx.t(
             f"`{write.op}` modifies {write.target_name} in place, but the graph built on line {s_line} saved them and "
             f"{use_phrase(ctx, problem)} still needs it. Run that backward before `step()`, or `detach()` what crosses between models.",
             f"`{write.op}` 原地修改了 {write.target_name}，但第 {s_line} 行构建的计算图保存了它们，而{use_phrase(ctx, problem)}"
             "仍需要这张图。请在 `step()` 之前执行该反向传播，或对跨模型传递的张量调用 `detach()`。")
-        related = [ctx.related(save.node, save.top or hint, ctx.t("weights saved for backward here", "权重在这里被保存用于反向传播"))]
         if problem.use is not None:
             related.append(ctx.related(problem.use, hint, ctx.t("this backward needs the old weights",
                                                                 "这里的反向传播需要旧的权重")))

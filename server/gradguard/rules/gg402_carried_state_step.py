@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from . import Rule, make_fix
-from ._common import STALE_ERROR, STALE_MATCH, stale_error, detach_carry_fix, stale_timeline
+from ._common import STALE_ERROR, STALE_MATCH, detach_carry_fix, stale_error, stale_timeline, weight_save_notes
 
 RULE = Rule(
     code="GG402",
@@ -74,7 +74,7 @@ def check(ctx):
         fix = make_fix("unsafe", ctx.t(f"Carry `{new}` (cuts the graph: no gradient into earlier iterations)",
                                        f"改为携带 `{new}`（截断计算图：梯度不再流入之前的迭代）"),
                        detached[0] if detached else None)
-        s_line = ctx.line(save.node, save.top or hint)
+        s_line, save_notes = weight_save_notes(ctx, problem, hint)
         w_line = ctx.line(write.node, write.top or hint)
         b_line = ctx.line(problem.use, hint) if problem.use is not None else 0
         name = problem.carry_target
@@ -86,7 +86,7 @@ def check(ctx):
             f"所以下一轮的 `backward()`（第 {b_line} 行）会失败。请改为携带 `{new}`。（`=` 不是原地操作，问题在于旧的计算图。）")
         related = [
             ctx.related(write.node, write.top or hint, ctx.t("the optimizer modifies the weights here", "优化器在这里修改权重")),
-            ctx.related(save.node, save.top or hint, ctx.t("weights saved for backward here", "权重在这里被保存用于反向传播")),
+            *save_notes,
         ]
         if problem.use is not None:
             related.append(ctx.related(problem.use, hint, ctx.t("the next iteration's backward fails here",
