@@ -159,3 +159,38 @@ def test_the_deepest_indentation_python_allows_is_analysed():
     body = "".join("    " * i + "if x:\n" for i in range(98)) + "    " * 98 + "w += w * 2 + 1\n"
     codes, notes = codes_and_notes(LEAF + body)
     assert notes == [] and codes == [("GG101", 101)]
+
+
+def test_a_run_of_5000_assignments_is_cut_into_blocks_and_an_edit_reparses_one():
+    # One block of 5,000 simple statements cost all its positions (3.7 s) when one of them reported, and its
+    # whole parse after every edit (a Replace All over it re-analysed for 9-14 s).
+    from gradguard.source import MAX_RUN, split_blocks
+
+    text = LEAF + "".join(f"x{i} = {i}\n" for i in range(5000)) + "w += 1\n"
+    blocks = split_blocks(text)
+    assert len(blocks) == 26 and max(b.text.count("\n") for b in blocks) == MAX_RUN
+    engine = Engine()
+    assert [(f.code, f.span.start_line) for f in engine.check(text, "run.py").findings] == [("GG101", 5002)]
+    positioned = [b for b in engine.cache._entries.values() if b.positions is not None]
+    assert len(positioned) == 2  # only the blocks the finding names: the write's and the leaf's creation
+    before = engine.cache.parses
+    engine.check(text.replace("x2500 = 2500", "x2500 = 2501"), "run.py")
+    assert engine.cache.parses - before == 1
+
+
+def test_cut_runs_split_the_same_whole_and_after_random_edits(monkeypatch):
+    import random
+
+    from gradguard import source
+
+    monkeypatch.setattr(source, "MAX_RUN", 3)
+    rng = random.Random(14)
+    pieces = ["x = 1\n", "y += 2\n", "def g():\n    return 1\n", "if x:\n    pass\n", "@dec\n", "# c\n", "\n", "(\n",
+              ")\n", "'''\n", "z = [1,\n     2]\n"]
+    for _ in range(3000):
+        old = "".join(rng.choice(pieces) for _ in range(rng.randrange(40)))
+        start = rng.randrange(len(old) + 1)
+        new = old[:start] + rng.choice(pieces + [""]) + old[min(len(old), start + rng.randrange(12)):]
+        incremental = source.split_blocks_after_edit(old, source.split_blocks(old), new)
+        if incremental is not None:
+            assert incremental == source.split_blocks(new), (old, new)

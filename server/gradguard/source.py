@@ -193,13 +193,18 @@ def _escaped(text: str, pos: int) -> bool:
     return backslashes % 2 == 1
 
 
+# Simple statements per block at most: a run of 5,000 assignments as one block cost its whole positions
+# (3.7 s) whenever one of them reported, and its whole parse on every edit.
+MAX_RUN = 200
+
+
 def split_blocks(text: str) -> list[Block]:
     """Split a module into top-level blocks.
 
     Each def/class (with its decorators) and each compound statement is one
-    block; consecutive simple statements are grouped into one block, so a
-    script-style file still parses in a few pieces and an edit inside one
-    function re-parses that function only.
+    block; consecutive simple statements are grouped into blocks of up to
+    MAX_RUN statements, so a script-style file still parses in a few pieces and
+    an edit inside one function re-parses that function only.
     """
     lines = text.split("\n")
     starts = _statement_starts(text)
@@ -309,6 +314,7 @@ def _group(lines: list[str], starts: list[tuple[int, bool]], first_line: int, en
     boundaries: list[tuple[int, bool, bool]] = []  # (line, compound, is_definition)
     prev_compound = True
     prev_decorator = False
+    run = 0  # simple statements in the current block
     for line, compound in starts:
         stripped = lines[line].lstrip()
         is_decorator = stripped.startswith("@")
@@ -317,8 +323,10 @@ def _group(lines: list[str], starts: list[tuple[int, bool]], first_line: int, en
             # the def/class after a decorator stays in the decorator's block
             prev_decorator = is_decorator
             continue
-        if compound or prev_compound or not boundaries:
+        if compound or prev_compound or not boundaries or run >= MAX_RUN:
             boundaries.append((line, compound, is_definition))
+            run = 0
+        run += 1
         prev_compound = compound
         prev_decorator = is_decorator
     for i, (line, _compound, is_definition) in enumerate(boundaries):
