@@ -297,6 +297,34 @@ def test_a_document_never_reads_the_disk(tmp_path: Path):
     assert LspTextDocument(secret.as_uri()).source == ""
 
 
+BIG = "import torch\n\n" + "".join(f"def f{i}(x):\n    x.add_(1)\n    return x * {i}\n\n" for i in range(25000))
+
+
+@pytest.mark.parametrize("ending", ["shutdown-exit", "exit", "eof", "shutdown-eof"])
+def test_the_process_ends_at_once_with_the_spec_status_in_the_middle_of_an_analysis(ending: str):
+    # Two seconds in, the engine thread is inside libcst or the Facts pass: interpreter finalisation unwound it
+    # through native frames (SIGABRT after shutdown + exit), and when the client vanished (stdin closed) it
+    # joined jedi's process pool, so the server outlived its editor.
+    server = RawServer()
+    try:
+        server.initialize()
+        server.send({"method": "textDocument/didOpen", "params": {"textDocument": {
+            "uri": fresh_uri("long_analysis"), "languageId": "python", "version": 1, "text": BIG}}})
+        time.sleep(2)
+        if ending.startswith("shutdown"):
+            server.send({"id": 2, "method": "shutdown"})
+            assert server.response(2).get("result", "missing") is None
+        if ending.endswith("exit"):
+            server.send({"method": "exit"})
+        else:
+            server.proc.stdin.close()
+        expected = 0 if ending.startswith("shutdown") else 1
+        assert server.proc.wait(timeout=20) == expected
+    finally:
+        if server.proc.poll() is None:
+            server.proc.kill()
+
+
 def test_exit_ends_the_process_while_an_analysis_is_still_running():
     # The first analysis of 100,000 lines takes tens of seconds; `exit` must not wait for it (the engine
     # thread was a ThreadPoolExecutor worker, which the interpreter joins at exit).
@@ -371,3 +399,35 @@ def test_2000_findings_on_one_line_measure_that_line_once():
         last = diagnostics[-1].range
         emoji = 1 if prefix else 0  # 😀 is two UTF-16 units
         assert (last.start.line, last.start.character) == (2, len(prefix) + emoji + len(line) - len("w.add_(1)"))
+
+
+# ---- jedi's on-disk cache ----------------------------------------------------------------------------
+
+
+def test_jedi_worker_keeps_a_private_cache_and_recovers_from_a_truncated_pickle(tmp_path: Path, monkeypatch):
+    # The server kills its jedi worker at shutdown, possibly while parso writes a pickle: a truncated pickle in
+    # jedi's shared cache (~/.cache/jedi) broke hover here and every other jedi user with EOFError.
+    import jedi
+    import parso.cache
+
+    from gradguard.lsp import jedi_support
+
+    shared = tmp_path / "cache" / "jedi"
+    monkeypatch.setattr(jedi.settings, "cache_directory", str(shared))
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    (workspace / "layers.py").write_text("import math\n\ndef scale(x):\n    return math.sqrt(x)\n")
+    source = "from layers import scale\nscale(2.0)\n"
+    jedi_support._init_worker(str(workspace))
+    private = Path(jedi.settings.cache_directory)
+    assert private != shared and private.parent == shared.parent
+    parso.cache.parser_cache.clear()
+    info = jedi_support._describe(source, str(workspace / "train.py"), 1, 1)
+    assert info is not None and info["name"] == "scale"
+    pickles = list(private.rglob("*.pkl"))
+    assert pickles and not shared.exists()
+    for pickle_file in pickles:  # as a kill in the middle of a write leaves them
+        pickle_file.write_bytes(pickle_file.read_bytes()[:100])
+    parso.cache.parser_cache.clear()
+    info = jedi_support._describe(source, str(workspace / "train.py"), 1, 1)
+    assert info is not None and info["name"] == "scale" and info["in_workspace"]

@@ -24,6 +24,16 @@ _project = None
 _root: str | None = None
 
 
+def private_cache_directory(shared: str) -> str:
+    """Where this worker's jedi keeps its parse pickles: beside jedi's shared cache, never in it.
+
+    The server kills this worker at shutdown, possibly while parso writes a pickle (not atomically): a truncated
+    pickle in the shared cache made every later jedi user of that module (IPython, pylsp, this server) fail with
+    EOFError. A private cache can be dropped when it is corrupt.
+    """
+    return os.path.join(os.path.dirname(os.path.abspath(shared)), "gradguard-jedi")
+
+
 def _init_worker(root: str | None) -> None:
     global _project, _root
     try:
@@ -32,6 +42,7 @@ def _init_worker(root: str | None) -> None:
         pass
     import jedi
 
+    jedi.settings.cache_directory = private_cache_directory(jedi.settings.cache_directory)
     _root = os.path.realpath(root) if root else None
     _project = jedi.Project(root) if root else None
 
@@ -42,17 +53,35 @@ def _script(source: str, path: str | None):
     return jedi.Script(source, path=path, project=_project, environment=jedi.InterpreterEnvironment())
 
 
+def _recovering(call):
+    """Run a jedi call; if a cached pickle is truncated (a worker killed mid-write), drop the private cache once
+    and run it again."""
+    import pickle
+
+    try:
+        return call()
+    except (EOFError, pickle.UnpicklingError):
+        import shutil
+
+        import jedi
+        import parso.cache
+
+        shutil.rmtree(jedi.settings.cache_directory, ignore_errors=True)
+        parso.cache.parser_cache.clear()
+        return call()
+
+
 def _warm(modules: tuple[str, ...]) -> float:
     start = time.perf_counter()
     for module in modules:
         code = f"import {module}\n{module}."
-        _script(code, None).complete(2, len(module) + 1)
+        _recovering(lambda: _script(code, None).complete(2, len(module) + 1))
     return time.perf_counter() - start
 
 
 def _describe(source: str, path: str | None, line: int, col: int) -> dict[str, Any] | None:
     """What jedi infers for the name at (0-based line, code-point col)."""
-    names = _script(source, path).infer(line + 1, col)
+    names = _recovering(lambda: _script(source, path).infer(line + 1, col))
     if not names:
         return None
     name = names[0]

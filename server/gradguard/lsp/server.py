@@ -131,6 +131,7 @@ class GradguardServer(LanguageServer):
         self.engine = Engine()
         self.engine_pool = DaemonExecutor("gg-engine")
         self.exit_status = 0  # 1 when the client sends `exit` without `shutdown`, as the spec says
+        self.exit_received = False
         self.settings = SettingsStore()
         self.locale: str | None = None
         self.root_path: str | None = None
@@ -486,6 +487,7 @@ def shutdown(ls: GradguardServer, *_args) -> None:
 @server.feature(types.EXIT)
 def exit_(ls: GradguardServer, *_args) -> None:
     ls.exit_status = 0 if ls.protocol._shutdown else 1
+    ls.exit_received = True
     ls.jedi.shutdown()  # without `shutdown` its process pool (warming up torch) would keep the process alive
 
 
@@ -786,7 +788,7 @@ async def fix_all_command(ls: GradguardServer, *args: Any) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the language server (stdio by default). Returns the exit status."""
+    """Run the language server (stdio by default); ends the process when the client is done (see `_end`)."""
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] == "server":
         argv = argv[1:]
@@ -807,4 +809,22 @@ def main(argv: list[str] | None = None) -> int:
         server.start_tcp(args.host, args.port)
     else:
         server.start_io()
-    return server.exit_status
+    return _end(server)
+
+
+def _end(ls: GradguardServer) -> int:
+    """End the process now, with the status the spec asks for (0 after `shutdown`, else 1; a client that closed
+    the connection without `exit` counts the same way).
+
+    Interpreter finalisation must not run: it would join jedi's process pool (the server then outlived an
+    editor that vanished) and end the daemon engine thread by unwinding it through libcst's native frames,
+    which aborts the process (SIGABRT) when `exit` arrives in the middle of an analysis.
+    """
+    status = ls.exit_status if ls.exit_received else (0 if ls.protocol._shutdown else 1)
+    ls.jedi.shutdown()
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        logging.shutdown()
+    finally:
+        os._exit(status)
