@@ -219,3 +219,14 @@ async def test_backward_calls_take_their_place_in_the_timeline(client: LanguageC
         "- line 6: `mul_()` writes it through a `.detach()` alias (same version counter) → version 1\n"
         "- line 7: `backward()` needs what `sigmoid` saved again, but the `backward()` of line 4 already freed it: "
         "it raises")
+
+
+async def test_a_write_torch_refuses_writes_nothing(client: LanguageClient):
+    # torch raises at `w += 1` (a leaf that requires grad) before writing: the version stays 0 (probed on torch 2.13,
+    # as for multi-output views, no_grad views, expanded tensors and `out=`).
+    uri = fresh_uri("hover_refused_write")
+    text = "import torch\nw = torch.rand(4, requires_grad=True)\nw += 1\nloss = w.sum()\nloss.backward()\n"
+    await wait_publish(client, uri, open_doc(client, uri, text), version=1)
+    hover = await hover_at(client, uri, 1, 0)
+    assert "- line 3: `+=` would write it in place, but torch raises at this line instead (the version stays 0)" in hover
+    assert "→ version 1" not in hover

@@ -88,6 +88,7 @@ _T = {
         "v_written": "{line}: `{op}` writes it in place → version {v}",
         "v_written_via": {"detach": "{line}: `{op}` writes it through a `.detach()` alias (same version counter) → version {v}",
                           "view": "{line}: `{op}` writes it through a view (same version counter) → version {v}"},
+        "v_raises": "{line}: `{op}` would write it in place, but torch raises at this line instead (the version stays {v})",
         "v_data": "{line}: `{op}` writes the same storage through `.data`: the values change, the version counter does not, so backward does not notice (silently wrong gradients)",
         "v_repeats": " (repeats in the loop)",
         "v_repeats_first": " (the first pass; it repeats in the loop, at later versions)",
@@ -129,6 +130,7 @@ _T = {
         "v_written": "{line}：`{op}` 原地修改了它 → 版本 {v}",
         "v_written_via": {"detach": "{line}：`{op}` 通过 `.detach()` 得到的别名（同一个版本计数器）原地修改了它 → 版本 {v}",
                           "view": "{line}：`{op}` 通过视图（同一个版本计数器）原地修改了它 → 版本 {v}"},
+        "v_raises": "{line}：`{op}` 本应原地修改它，但 torch 会在这一行直接报错（版本仍为 {v}）",
         "v_data": "{line}：`{op}` 通过 `.data` 属性写入同一存储：数值变了，版本计数器不变，反向传播察觉不到（梯度悄悄出错）",
         "v_repeats": "（在循环中重复）",
         "v_repeats_first": "（第一轮；之后每轮重复，版本更高）",
@@ -321,6 +323,10 @@ def version_timeline(value, name: str, analysis, where, lang: str) -> list[str]:
     for w in counter.writes:
         span = _at(loc, w.node, w.top)
         if span is None:
+            continue
+        if w.raises:  # a leaf, a multi-output view, `out=`: torch refuses the write, nothing is written
+            add(w.seq, ("write", w.op, span), t["v_raises"].format(line=where(span), op=w.op,
+                                                                    v=v(w.version_after - 1)), w.top)
             continue
         template = t["v_written_via"].get(w.via, t["v_written"])
         add(w.seq, ("write", w.op, span), template.format(line=where(span), op=w.op, v=v(w.version_after)), w.top)
