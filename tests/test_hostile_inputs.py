@@ -178,12 +178,26 @@ def test_a_run_of_5000_assignments_is_cut_into_blocks_and_an_edit_reparses_one()
     assert engine.cache.parses - before == 1
 
 
+def test_a_long_statement_is_a_block_of_its_own_and_costs_no_positions_for_a_finding_beside_it():
+    # `w = torch.zeros(...)`, a 200 KB literal and `w += 1` were one block: the finding names the line that
+    # made `w`, so the whole block's positions were computed (36 s, most of the check).
+    from gradguard.source import split_blocks
+
+    literal = "data = [" + ", ".join(str(i) for i in range(30000)) + "]\n"
+    text = LEAF + literal + "w += 1\n"
+    assert [(b.start_line, b.end_line) for b in split_blocks(text)] == [(0, 2), (2, 3), (3, 5)]
+    engine = Engine()
+    assert [(f.code, f.span.start_line) for f in engine.check(text, "literal.py").findings] == [("GG101", 3)]
+    assert [b.positions is not None for b in engine.cache._entries.values()] == [True, False, True]
+
+
 def test_cut_runs_split_the_same_whole_and_after_random_edits(monkeypatch):
     import random
 
     from gradguard import source
 
     monkeypatch.setattr(source, "MAX_RUN", 3)
+    monkeypatch.setattr(source, "MAX_RUN_CHARS", 20)
     rng = random.Random(14)
     pieces = ["x = 1\n", "y += 2\n", "def g():\n    return 1\n", "if x:\n    pass\n", "@dec\n", "# c\n", "\n", "(\n",
               ")\n", "'''\n", "z = [1,\n     2]\n"]

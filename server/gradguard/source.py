@@ -193,9 +193,11 @@ def _escaped(text: str, pos: int) -> bool:
     return backslashes % 2 == 1
 
 
-# Simple statements per block at most: a run of 5,000 assignments as one block cost its whole positions
-# (3.7 s) whenever one of them reported, and its whole parse on every edit.
+# Simple statements per block at most, and their characters: a run of 5,000 assignments as one block cost its
+# whole positions (3.7 s) whenever one of them reported, and its whole parse on every edit; a 200 KB literal
+# beside `w = torch.zeros(...)` had its positions computed (36 s) for a finding that named that line.
 MAX_RUN = 200
+MAX_RUN_CHARS = 20_000
 
 
 def split_blocks(text: str) -> list[Block]:
@@ -203,7 +205,8 @@ def split_blocks(text: str) -> list[Block]:
 
     Each def/class (with its decorators) and each compound statement is one
     block; consecutive simple statements are grouped into blocks of up to
-    MAX_RUN statements, so a script-style file still parses in a few pieces and
+    MAX_RUN statements and MAX_RUN_CHARS characters (a longer statement is a
+    block of its own), so a script-style file still parses in a few pieces and
     an edit inside one function re-parses that function only.
     """
     lines = text.split("\n")
@@ -314,8 +317,8 @@ def _group(lines: list[str], starts: list[tuple[int, bool]], first_line: int, en
     boundaries: list[tuple[int, bool, bool]] = []  # (line, compound, is_definition)
     prev_compound = True
     prev_decorator = False
-    run = 0  # simple statements in the current block
-    for line, compound in starts:
+    run = run_chars = 0  # simple statements in the current block, and their characters
+    for k, (line, compound) in enumerate(starts):
         stripped = lines[line].lstrip()
         is_decorator = stripped.startswith("@")
         is_definition = bool(re.match(r"(async\s+)?(def|class)\b", stripped)) or is_decorator
@@ -323,10 +326,14 @@ def _group(lines: list[str], starts: list[tuple[int, bool]], first_line: int, en
             # the def/class after a decorator stays in the decorator's block
             prev_decorator = is_decorator
             continue
-        if compound or prev_compound or not boundaries or run >= MAX_RUN:
+        end = starts[k + 1][0] if k + 1 < len(starts) else end_line
+        size = sum(len(lines[i]) + 1 for i in range(line, min(end, len(lines))))
+        if (compound or prev_compound or not boundaries or run >= MAX_RUN
+                or (run and run_chars + size > MAX_RUN_CHARS)):
             boundaries.append((line, compound, is_definition))
-            run = 0
+            run = run_chars = 0
         run += 1
+        run_chars += size
         prev_compound = compound
         prev_decorator = is_decorator
     for i, (line, _compound, is_definition) in enumerate(boundaries):
