@@ -178,3 +178,18 @@ def test_rule_docs_name_the_parts_of_their_own_message_that_depend_on_the_progra
         note = next((line for line in docs.splitlines() if "form of the message" in line or "报错信息的格式" in line), "")
         shown = {p for p in PLACEHOLDERS if f"`{p}`" in note}
         assert shown == {p for p in PLACEHOLDERS if p in (rule.runtime_error or "")}, (rule.code, note)
+
+
+@pytest.mark.parametrize("made, torch_type", [
+    ("torch.rand(4, 3, dtype=torch.float64)", "DoubleTensor"),
+    ("torch.zeros(4, 3, dtype=torch.half).float().double()", None),  # converted: the code no longer spells it
+    ("torch.full((4, 3), 2.0)", "FloatTensor"),
+    ("torch.rand(4, 3).detach().clone()", "FloatTensor"),
+])
+def test_a_shape_is_shown_with_the_dtype_torch_prints_or_not_at_all(made: str, torch_type: str | None):
+    text = f"import torch\nw = torch.rand(4, 3, dtype=torch.float64, requires_grad=True)\nx = {made}\ny = w * x\n" \
+           "x.add_(1)\ny.sum().backward()\n"
+    [finding] = [f for f in check_text(text, "dtype.py").findings if f.runtime_error]
+    said = TENSOR.search(finding.runtime_error)
+    assert said.groups() == ((torch_type, "4, 3") if torch_type else ("FloatTensor", "...")), finding.runtime_error
+    assert compare(finding.runtime_error, run_bounded(text, "dtype.py").error) == []

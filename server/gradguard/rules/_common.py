@@ -285,13 +285,62 @@ def stale_output_of(save, write, ctx: RuleContext | None = None) -> str | None:
     return _agreed(_written_as(w) for w in writes)
 
 
+# What torch prints for a tensor of each floating dtype (`[torch.DoubleTensor [4, 3]]`), by the dtype's torch names.
+_TENSOR_TYPES = {"float32": "FloatTensor", "float": "FloatTensor", "float64": "DoubleTensor", "double": "DoubleTensor",
+                 "float16": "HalfTensor", "half": "HalfTensor", "bfloat16": "BFloat16Tensor"}
+_FLOAT_FACTORIES = {"torch.rand", "torch.randn", "torch.zeros", "torch.ones", "torch.empty", "torch.eye", "torch.full"}
+_DEFAULT_DTYPE_CHANGED = re.compile(r"\bset_default_(?:dtype|tensor_type)\b")
+
+
+def tensor_type(ctx: RuleContext | None, tensor) -> str | None:
+    """The type torch prints for `tensor` (`FloatTensor`, `DoubleTensor`, ...) when the code that made it says it: a
+    factory's `dtype=`, or the default dtype for `torch.rand(4, 3)`; followed through views, `.clone()` and
+    `nn.Parameter(...)`. None when the code does not say (`.double()`, `.to(...)`, an argument, `full` of an int)."""
+    if ctx is None:
+        return None
+    for _ in range(32):
+        if tensor is None:
+            return None
+        if tensor.view_of is not None:  # views and `.detach()` keep their base's dtype
+            tensor = tensor.view_of
+            continue
+        node = tensor.origin
+        if not isinstance(node, cst.Call):
+            return None
+        name = call_qualname(ctx, node)
+        positional = [a.value for a in node.args if a.keyword is None]
+        if isinstance(node.func, cst.Attribute) and node.func.attr.value == "clone" and not node.args:
+            tensor = ctx.facts.expr_values.get(id(node.func.value))
+            continue
+        if name == "torch.nn.Parameter" and positional:
+            tensor = ctx.facts.expr_values.get(id(positional[0]))
+            continue
+        if name not in _FLOAT_FACTORIES:
+            return None
+        dtype = next((a.value for a in node.args if a.keyword is not None and a.keyword.value == "dtype"), None)
+        if dtype is not None:
+            from ..facts.names import dotted
+
+            spelled = dotted(dtype) or ""
+            head, _, last = spelled.rpartition(".")
+            return _TENSOR_TYPES.get(last) if head and ctx.facts.imports.get(head.split(".")[0]) == "torch" else None
+        if name == "torch.full" and not (len(positional) > 1 and isinstance(positional[1], cst.Float)):
+            return None  # `torch.full(size, 1)` is an integer tensor
+        return None if _DEFAULT_DTYPE_CHANGED.search(ctx.source.text) else "FloatTensor"
+    return None
+
+
 def stale_error(save, write, ctx: RuleContext | None = None) -> str:
     """torch's error for this stale save, with what the analysis knows filled in and the rest as a form:
-    `[torch.FloatTensor [...]]` when the shape is unknown, `<n>`/`<m>` when the versions depend on the run."""
+    `[torch.FloatTensor [...]]` when the shape or the dtype is unknown, `<n>`/`<m>` when the versions depend on
+    the run."""
     tensor = save.tensor
     shape = getattr(tensor, "shape", None) if save.what != "parameters" and not save.via_index else None
+    kind = tensor_type(ctx, tensor) if shape is not None else None
+    if kind is None:  # a shape without its dtype would be half a guess: the form, as when neither is known
+        shape, kind = None, "FloatTensor"
     sizes = ", ".join(str(n) for n in shape) if shape is not None else "..."
-    text = f"{STALE_MATCH}: [torch.FloatTensor [{sizes}]]"
+    text = f"{STALE_MATCH}: [torch.{kind} [{sizes}]]"
     output_of = stale_output_of(save, write, ctx)
     if output_of:
         text += f", which is output 0 of {output_of},"
