@@ -36,6 +36,9 @@ class Engine:
         # (id(block module), file context) -> (module, Facts of that block's functions); the module is kept
         # in the value so that an id is never reused for another module while its entry lives.
         self.block_facts = _LRU(2000 if editor else 1)
+        # id(block module) -> (module, what FileAnalysis indexes of that block and the names it calls): an edit
+        # re-indexes only the blocks it re-parsed (re-walking 5,000 lines per keystroke cost ~30 ms)
+        self.block_index = _LRU(2000 if editor else 1)
         self._imported = _LRU(512)  # (path, mtime, size) -> classes of a user module imported by checked files
         self._last_source = _LRU(64)  # path -> the Source last checked there (edits re-split only what changed)
         # When set (the language server sets its workspace folders), project files beside a checked file are
@@ -106,6 +109,8 @@ class Engine:
             self.cache._max = needed
         if self.block_facts.size < needed:
             self.block_facts.size = needed
+        if self.block_index.size < 2 * needed:
+            self.block_index.size = 2 * needed  # two entries per block
 
     def _facts(self, path: str, good: list[ParsedBlock], report: Report):
         """One Facts pass over the parsed blocks. A block too deep for the recursive interpreter (a
@@ -117,8 +122,8 @@ class Engine:
             quiet = {id(module) for module, is_hot in zip(modules, hot) if not is_hot}
             hot_text = "".join(pb.block.text for pb, is_hot in zip(good, hot) if is_hot)
             try:
-                called = set(CALLED_NAME.findall("".join(pb.block.text for pb in good)))
-                analysis = FileAnalysis(modules, quiet, self.block_facts,
+                called = set().union(*(self._called_in(pb) for pb in good))
+                analysis = FileAnalysis(modules, quiet, self.block_facts, block_index=self.block_index,
                                         external_classes=lambda full: self.imported_class(path, full),
                                         hot_text=hot_text, called_names=called, describe_quiet=self.editor,
                                         texts={id(pb.parsed.module): pb.block.text for pb in good})
@@ -151,6 +156,14 @@ class Engine:
         good.clear()
         report.parse_notes.append(ParseNote(Span(0, 0, 0, 0), "too deeply nested to analyse; the file is not analysed"))
         return None
+
+    def _called_in(self, pb) -> set:
+        """The names a block calls (`train(`, `.step(`), remembered with the block's parsed module."""
+        module = pb.parsed.module
+        entry = self.block_index.get(("called", id(module)))
+        if entry is None or entry[0] is not module:
+            entry = self.block_index[("called", id(module))] = (module, set(CALLED_NAME.findall(pb.block.text)))
+        return entry[1]
 
     def _parse_block(self, block) -> list:
         pb = self.cache.parse(block)

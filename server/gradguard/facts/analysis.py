@@ -40,7 +40,8 @@ class FileAnalysis:
 
     def __init__(self, modules: list[cst.Module], quiet_modules: set[int] | frozenset = frozenset(),
                  block_cache: dict | None = None, external_classes=None, hot_text: str = "",
-                 called_names: set | None = None, describe_quiet: bool = False, texts: dict | None = None):
+                 called_names: set | None = None, describe_quiet: bool = False, texts: dict | None = None,
+                 block_index: dict | None = None):
         self.block_cache = block_cache
         self.called_names = called_names  # names this file's code calls (`train(`, `.step(`): None = not known
         # An editor also runs functions that write nothing, for what hover says about their names; their runs
@@ -76,12 +77,23 @@ class FileAnalysis:
         self.statements = statements
         collect_imports(statements, self.imports)
         self.bindings: dict[str, list] = {}  # module-level name -> [(value expression, top statement)]
+        for m in modules:
+            # which top-level statement holds each nested def/class: per block, kept across edits when given
+            key = ("tops", id(m))
+            entry = block_index.get(key) if block_index is not None else None
+            if entry is None or entry[0] is not m:
+                tops: dict[int, cst.CSTNode] = {}
+                for stmt in m.body:
+                    self._index_tops(stmt, tops)
+                entry = (m, tops)
+                if block_index is not None:
+                    block_index[key] = entry
+            self.top_of.update(entry[1])
         for stmt in statements:
             if isinstance(stmt, cst.ClassDef):
                 self.classes[stmt.name.value] = collect_class(self, stmt)
             elif isinstance(stmt, cst.FunctionDef):
                 self.functions[stmt.name.value] = stmt
-            self._index_tops(stmt)
             self._index_bindings(stmt, stmt)
         for info in self.classes.values():
             summarise_layers(self, info)
@@ -98,7 +110,8 @@ class FileAnalysis:
                     info.external = True
                     self.classes[full] = info
 
-    def _index_tops(self, top: cst.CSTNode) -> None:
+    @staticmethod
+    def _index_tops(top: cst.CSTNode, top_of: dict) -> None:
         # walk_statements already descends into compound statements (not into defs), so each def/class body is
         # walked once: re-walking every nested `if` from each enclosing one was exponential in the nesting depth.
         stack = [top]
@@ -106,7 +119,7 @@ class FileAnalysis:
             node = stack.pop()
             for inner in walk_statements([node]):
                 if isinstance(inner, (cst.FunctionDef, cst.ClassDef)):
-                    self.top_of[id(inner)] = top
+                    top_of[id(inner)] = top
                     if inner is not node:
                         stack.append(inner)
                     elif isinstance(inner.body, cst.IndentedBlock):
