@@ -67,11 +67,14 @@ class ExpressionsMixin:
     def eval(self, node):
         if node is None:
             return None
-        method = getattr(self, "eval_" + type(node).__name__, None)
+        kind = type(node)
+        method = _EVALUATORS.get(kind, _MISSING)
+        if method is _MISSING:  # looked up once per node type (the lookup was the interpreter's top own cost)
+            method = _EVALUATORS[kind] = getattr(type(self), "eval_" + kind.__name__, None)
         if method is None:
             self.eval_children(node)
             return None
-        value = method(node)
+        value = method(self, node)
         if isinstance(value, Tensor):
             self.facts.expr_values[id(node)] = value
         return value
@@ -639,6 +642,7 @@ class _Range:
 
 
 _MISSING = object()
+_EVALUATORS: dict = {}  # node type -> its eval_ method (one Scope class runs every file)
 
 
 def _target_names(target) -> list[str]:
