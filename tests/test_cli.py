@@ -239,3 +239,48 @@ def test_json_lists_unparsable_code_like_ruff_with_a_null_code(tmp_path):
     [entry] = json.loads(gg("check", "--format", "json", str(tmp_path / "broken.py")).stdout)
     assert entry["code"] is None and entry["name"] == "syntax-error"
     assert entry["location"] == {"row": 2, "column": 7} and "invalid syntax" in entry["message"]
+
+
+def test_model_class_imported_relatively_inside_a_package(tmp_path):
+    """`from .models.nets import Disc, Gen` in pkg/gan.py: the classes are read from pkg/models/nets.py."""
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'demo'\n")
+    models = tmp_path / "pkg" / "models"
+    models.mkdir(parents=True)
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (models / "__init__.py").write_text("")
+    (models / "nets.py").write_text(
+        "from torch import nn\n\n"
+        "class Gen(nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.fc = nn.Linear(4, 4)\n\n"
+        "    def forward(self, z):\n"
+        "        return self.fc(z)\n\n"
+        "class Disc(nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.fc1 = nn.Linear(4, 8)\n"
+        "        self.fc2 = nn.Linear(8, 1)\n\n"
+        "    def forward(self, x):\n"
+        "        return self.fc2(self.fc1(x).relu())\n")
+    gan = tmp_path / "pkg" / "gan.py"
+    gan.write_text(
+        "import torch\nimport torch.nn.functional as F\n\nfrom .models.nets import Disc, Gen\n\n\n"
+        "def train(steps=2):\n"
+        "    G, D = Gen(), Disc()\n"
+        "    g_opt = torch.optim.Adam(G.parameters())\n"
+        "    d_opt = torch.optim.Adam(D.parameters())\n"
+        "    for _ in range(steps):\n"
+        "        d_fake = D(G(torch.randn(8, 4)))\n"
+        "        d_opt.zero_grad()\n"
+        "        F.softplus(d_fake).mean().backward(retain_graph=True)\n"
+        "        d_opt.step()\n"
+        "        g_opt.zero_grad()\n"
+        "        F.softplus(-d_fake).mean().backward()\n"
+        "        g_opt.step()\n\n\n"
+        "if __name__ == '__main__':\n"
+        "    train()\n")
+    proc = gg("check", "--no-cache", "--format", "json", str(gan))
+    assert [(d["code"], d["location"]["row"]) for d in json.loads(proc.stdout)] == [("GG401", 15)]
+    result = subprocess.run([sys.executable, "-m", "pkg.gan"], cwd=tmp_path, capture_output=True, text=True)
+    assert "modified by an inplace operation" in result.stderr  # the finding is real

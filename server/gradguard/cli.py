@@ -249,23 +249,12 @@ def _engine():
                 self.read.add(str(path))
                 return super()._classes_of(path)
 
-            def imported_class(self, importer, qualified):
-                # The candidate files the engine looks for (as Engine.imported_class does), found or not:
-                # a model.py created later must invalidate the importer's entry too.
-                module, _, name = qualified.rpartition(".")
-                if module and name[:1].isupper() and not importer.startswith("<"):
-                    folder = Path(importer).resolve().parent
-                    rel = Path(*module.split("."))
-                    for base in [folder, *folder.parents][:6]:
-                        found = False
-                        for candidate in (base / rel.with_suffix(".py"), base / rel / "__init__.py"):
-                            self.read.add(str(candidate))
-                            if candidate.is_file():
-                                found = True
-                                break
-                        if found or (base / "pyproject.toml").exists() or (base / ".git").exists():
-                            break
-                return super().imported_class(importer, qualified)
+            def import_candidates(self, importer, qualified):
+                # Every candidate the engine looks at, found or not: a model.py created later must invalidate
+                # the importer's entry too.
+                for candidate in super().import_candidates(importer, qualified):
+                    self.read.add(str(candidate))
+                    yield candidate
 
         _ENGINE = RecordingEngine(editor=False)
         _ENGINE.read = set()

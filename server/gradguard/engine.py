@@ -220,19 +220,40 @@ class Engine:
         Only reads and parses the file (never imports it). Searches the importer's folder and its parents up to
         the folder holding pyproject.toml or .git.
         """
+        name = qualified.rpartition(".")[2]
+        for candidate in self.import_candidates(importer, qualified):
+            real = self._readable(candidate)
+            if real is not None:
+                return self._classes_of(real).get(name)
+        return None
+
+    def import_candidates(self, importer: str, qualified: str):
+        """The files that may define the class `qualified`, in the order they are looked for: `pkg/module.py`
+        or `pkg/module/__init__.py` beside the importer and in its parents up to the project root; for a
+        relative import (`from .models.gen import Gen`: `.models.gen.Gen`) only where the dots point."""
         module, _, name = qualified.rpartition(".")
         if not module or not name[:1].isupper() or importer.startswith("<"):
-            return None
+            return
         folder = Path(importer).resolve().parent
+        if module.startswith("."):
+            dots = len(module) - len(module.lstrip("."))
+            base = folder
+            for _ in range(dots - 1):
+                base = base.parent
+            rest = module[dots:]
+            if not rest:
+                yield base / "__init__.py"  # `from . import Gen`: the package's own __init__
+                return
+            rel = Path(*rest.split("."))
+            yield base / rel.with_suffix(".py")
+            yield base / rel / "__init__.py"
+            return
         rel = Path(*module.split("."))
         for base in [folder, *folder.parents][:6]:
-            for candidate in (base / rel.with_suffix(".py"), base / rel / "__init__.py"):
-                real = self._readable(candidate)
-                if real is not None:
-                    return self._classes_of(real).get(name)
+            yield base / rel.with_suffix(".py")
+            yield base / rel / "__init__.py"
             if (base / "pyproject.toml").exists() or (base / ".git").exists():
-                break
-        return None
+                return
 
     def _readable(self, path: Path) -> Path | None:
         """`path` resolved, if it is a regular file of at most MAX_IMPORTED_BYTES inside the read roots."""

@@ -42,11 +42,12 @@ def _add_import(small: cst.BaseSmallStatement, imports: dict[str, str]) -> None:
                 head = full.split(".")[0]
                 imports[head] = head
     elif isinstance(small, cst.ImportFrom):
-        if small.relative or small.module is None:
+        # `from .models.gen import Gen` is kept as `.models.gen.Gen` (Engine.import_candidates resolves the dots)
+        dots = "." * len(small.relative)
+        module = dotted(small.module) if small.module is not None else ""
+        if module is None or (not module and not dots) or isinstance(small.names, cst.ImportStar):
             return
-        module = dotted(small.module)
-        if module is None or isinstance(small.names, cst.ImportStar):
-            return
+        module = dots + module
         for alias in small.names:
             name = dotted(alias.name)
             if name is None:
@@ -54,7 +55,7 @@ def _add_import(small: cst.BaseSmallStatement, imports: dict[str, str]) -> None:
             local = name
             if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
                 local = alias.asname.name.value
-            imports[local] = f"{module}.{name}"
+            imports[local] = f"{module}{'' if module.endswith('.') else '.'}{name}"
 
 
 # Some torch names live under several paths; map them to the one the op table uses.
