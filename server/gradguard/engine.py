@@ -305,7 +305,9 @@ def _inside(path: str, root: str) -> bool:
 
 def _lines(block) -> str:
     """'lines 3-7' or 'line 3' (1-based, as users count)."""
-    first, last = block.start_line + 1, max(block.end_line, block.start_line + 1)
+    # trailing blank lines (and the empty line after the last newline) belong to the block but hold no code
+    first = block.start_line + 1
+    last = first + block.text.rstrip().count("\n")
     return f"line {first}" if first == last else f"lines {first}-{last}"
 
 
