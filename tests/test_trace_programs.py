@@ -197,6 +197,31 @@ def test_backward_twice_names_both_backwards_the_graph_and_the_carried_state(tmp
     assert not [marker for marker in TRACER_FRAMES if marker in err]
 
 
+@pytest.mark.parametrize("path", programs("backward-twice"), ids=lambda p: p.stem)
+def test_backward_twice_names_what_reaches_the_old_graph(path, tmp_path, capsys):
+    # State carried in the loop, a tensor kept on a module (found at runtime), or a graph built before the loop.
+    expect = expectations(path)
+    assert expect["error"] in plain_error(path)
+    status, doc, err = run_traced(path, tmp_path, capsys)
+    [finding] = doc["findings"]
+    assert finding["kind"] == "backward-twice" and finding["save"]["line"] == expect["save"][0]
+    assert (finding["freed_by"]["line"], finding["backward"]["line"]) == (expect["freed"][0], expect["backward"][0])
+    assert finding["carry"]["line"] == expect["carry"][0], finding
+    assert ".detach()" in finding["fix"]
+    assert err.count("error [backward-twice]") == 1
+
+
+def test_module_state_and_graph_before_the_loop_are_explained(tmp_path, capsys):
+    _, doc, _ = run_traced(PROGRAMS / "module_state_kept.py", tmp_path, capsys)
+    assert ("it is reached through `self.running_mean` of RunningNorm, which line 16 assigns" in doc["findings"][0]["why"])
+    assert "store a detached tensor in `self.running_mean` (line 16" in doc["findings"][0]["fix"]
+    _, doc, err = run_traced(PROGRAMS / "graph_before_loop.py", tmp_path, capsys)
+    assert doc["findings"][0]["why"].startswith("the graph was built at line 10, before the loop at line 12, and the "
+                                                "backward() of every iteration goes through it")
+    assert "`Y = Y.detach()`" in doc["findings"][0]["fix"]
+    assert "carried" not in err  # the graph row already names line 10
+
+
 def test_backward_twice_on_two_lines_names_the_first_as_the_one_that_freed(tmp_path, capsys):
     program = tmp_path / "twice.py"
     program.write_text("import torch\nw = torch.rand(3, requires_grad=True)\nloss = (w.exp() * 2).sum()\n"

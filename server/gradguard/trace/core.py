@@ -616,12 +616,45 @@ class Tracer:
         current = self.backward_sites[-1] if self.backward_sites else (self.backward_calls, "<unknown>", 0, False, ())
         freed = _find_freed(_graph_roots(args, kwargs), current[0])
         freed_site = None
+        state = None
         if freed is not None:
             number = freed[2]
             freed_site = next((s for s in self.backward_sites if s[0] == number), None)
+            state = self._state_holding(freed[4])
         return report.backward_twice(torch_message=text.split("\n")[0], node=freed[3] if freed else None,
                                      build=(freed[0], freed[1]) if freed else None, freed_site=freed_site,
-                                     current=current, lang=self.lang)
+                                     current=current, lang=self.lang, state=state)
+
+    def _state_holding(self, tag, limit: int = 20000):
+        """(class, attribute) of an nn.Module made under the tracer that keeps a tensor whose graph reaches the freed
+        node tagged `tag` (`self.running_mean = m * self.running_mean + ...`, `self.target = target`): state kept
+        on a module across backward() calls, the usual way an old graph is reached. None if no module does."""
+        budget = limit
+        for module in list(self.module_sites.keys()):
+            try:
+                values = list(vars(module).items()) + list(getattr(module, "_buffers", {}).items())
+            except Exception:
+                continue
+            for attr, value in values:
+                fn = getattr(value, "grad_fn", None) if isinstance(value, torch.Tensor) else None
+                if fn is None:
+                    continue
+                todo, seen = deque([fn]), set()
+                while todo and budget > 0:
+                    node = todo.popleft()
+                    if node is None or id(node) in seen:
+                        continue
+                    seen.add(id(node))
+                    budget -= 1
+                    try:
+                        if node.metadata.get("gradguard") is tag:
+                            return type(module), attr
+                    except Exception:
+                        pass
+                    todo.extend(next_fn for next_fn, _ in node.next_functions)
+                if budget <= 0:
+                    return None
+        return None
 
     # -- findings -------------------------------------------------------------------------
     def _culprit(self, rec: SavedTensor) -> InplaceWrite | None:
@@ -697,7 +730,7 @@ def _graph_roots(args, kwargs) -> list:
 
 
 def _find_freed(roots, current: int, limit: int = 20000):
-    """(file, line, backward number, node name) of the node nearest the roots whose saved tensors a
+    """(file, line, backward number, node name, tag) of the node nearest the roots whose saved tensors a
     previous backward() freed, from the tags `_tag_freed` left; None if none is reachable. (The failing
     call `current` already ran, and freed, the new part of the graph before it reached the old one.)"""
     todo = deque(roots)
@@ -712,7 +745,7 @@ def _find_freed(roots, current: int, limit: int = 20000):
         except Exception:
             tag = None
         if tag is not None and tag[2] != current:
-            return (*tag, node.name())
+            return (*tag, node.name(), tag)
         todo.extend(fn for fn, _ in node.next_functions)
     return None
 

@@ -217,6 +217,17 @@ T = {
                                  "back without .detach(), so each new loss also reaches the previous iteration's graph"),
         "fix_twice_carry": ("detach the state carried across iterations (`{detach}`); retain_graph=True "
                             "only if backpropagating through the old iterations is really intended"),
+        "why_twice_state": ("; it is reached through `self.{attr}` of {cls}, which line {line} assigns (`{stmt}`) "
+                            "without .detach(): the module keeps that graph from one backward() to the next"),
+        "fix_twice_state": ("store a detached tensor in `self.{attr}` (line {line}: `self.{attr} = ....detach()`); "
+                            "retain_graph=True only if backpropagating into the old graph is really intended"),
+        "why_twice_before_loop": ("the graph was built at line {build}, before the loop at line {loop}, and the "
+                                  "backward() of every iteration goes through it: {freed} freed its saved tensors, "
+                                  "and {call} finds them gone"),
+        "fix_twice_before_loop": ("build it inside the loop, or detach it where it is built ({detach}) if no gradient "
+                                  "should flow into it; retain_graph=True only if every iteration really needs to "
+                                  "backpropagate into it"),
+        "detach_it": "`{var} = {var}.detach()`", "detach_generic": "`.detach()`",
         "fix_twice": ("detach() tensors carried from one backward() to the next, or recompute the forward pass; "
                       "retain_graph=True only if both backward() calls really need the same graph"),
     },
@@ -307,6 +318,15 @@ T = {
                             "所以每个新的损失也会经过上一轮迭代在第 {build} 行构建的计算图"),
         "why_twice_carry_self": "；它通过 `{var}` 到达：第 {line} 行把自己的结果赋给 `{var}`，没有分离（`detach()`）就传回下一轮，所以每个新的损失也会经过上一轮迭代的计算图",
         "fix_twice_carry": "分离跨迭代传递的状态（`{detach}`）；只有确实要反向传播到之前的迭代时才使用 `retain_graph=True`",
+        "why_twice_state": ("；它通过 {cls} 的 `self.{attr}` 到达：第 {line} 行给它赋值（`{stmt}`）时没有分离（`detach()`），"
+                            "所以模块把这个计算图从一次 backward() 保留到下一次"),
+        "fix_twice_state": ("在 `self.{attr}` 中保存分离后的张量（第 {line} 行：`self.{attr} = ....detach()`）；"
+                            "只有确实要反向传播到旧计算图时才使用 `retain_graph=True`"),
+        "why_twice_before_loop": ("这个计算图在第 {build} 行、第 {loop} 行的循环之前构建，每一轮的 backward() 都会经过它："
+                                  "{freed}释放了它保存的张量，{call}时它们已经不在了"),
+        "fix_twice_before_loop": ("在循环内构建它；如果不需要梯度流入它，就在构建处分离（{detach}）；只有每一轮都确实需要反向传播到它时"
+                                  "才使用 `retain_graph=True`"),
+        "detach_it": "`{var} = {var}.detach()`", "detach_generic": "`.detach()`",
         "fix_twice": "分离（`detach()`）从一次 backward() 传到下一次的张量，或重新做前向计算；只有两次 backward() 确实需要同一个计算图时才使用 `retain_graph=True`",
     },
 }
@@ -408,6 +428,82 @@ def _carried_state(path: str, save_line: int) -> tuple[str, str, int, str, str] 
                         if var in used:
                             return var, src, node.lineno, f"{var} = {src}", f"{var} = {src}.detach()"
                         derived.add(var)
+    return None
+
+
+def _module_state(cls, attr: str) -> tuple[str, int, str] | None:
+    """(file, line, statement) of the first `self.<attr> = ...` in `cls`'s own class body that does not detach()."""
+    import inspect
+
+    try:
+        path = inspect.getsourcefile(cls)
+    except (TypeError, OSError):
+        return None
+    source = _read_source(path) if path else None
+    try:
+        tree = ast.parse(source) if source is not None else None
+    except (SyntaxError, ValueError, RecursionError):
+        return None
+    if tree is None:
+        return None
+    found = []
+    for klass in ast.walk(tree):
+        if not (isinstance(klass, ast.ClassDef) and klass.name == cls.__name__):
+            continue
+        for node in ast.walk(klass):
+            if not isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+                continue
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            value = node.value
+            if value is None or any(isinstance(n, ast.Attribute) and n.attr in ("detach", "detach_")
+                                    for n in ast.walk(value)):
+                continue
+            for target in targets:
+                if isinstance(target, ast.Attribute) and target.attr == attr and \
+                        isinstance(target.value, ast.Name) and target.value.id == "self":
+                    text = (ast.get_source_segment(source, node) or "").split("\n")[0]
+                    found.append((node.lineno, text))
+    if not found:
+        return None
+    line, text = min(found)
+    return path, line, text
+
+
+def _graph_before_loop(path: str, build_line: int, backward_file: str, backward_lines: list[int]):
+    """(line, statement, assigned name or "", loop line) when the graph built at `build_line` was built before the
+    loop that runs the failing backward() (at one of `backward_lines`, the call itself or its call sites), in the
+    same function or at module level: every iteration backpropagates into it, the first one freed it."""
+    if os.path.abspath(path) != os.path.abspath(backward_file):
+        return None
+    source = _read_source(path)
+    try:
+        tree = ast.parse(source) if source is not None else None
+    except (SyntaxError, ValueError, RecursionError):
+        return None
+    if tree is None:
+        return None
+
+    def inside(node, line):
+        return node.lineno <= line <= (node.end_lineno or node.lineno)
+
+    def scope_of(line):
+        defs = [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+                and inside(n, line)]
+        return min(defs, key=lambda n: (n.end_lineno or n.lineno) - n.lineno) if defs else None
+
+    loops = [n for n in ast.walk(tree) if isinstance(n, (ast.For, ast.AsyncFor, ast.While))
+             and any(inside(n, line) for line in backward_lines)]
+    stmts = [n for n in ast.walk(tree) if isinstance(n, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Expr))
+             and inside(n, build_line)]
+    if not loops or not stmts:
+        return None
+    stmt = min(stmts, key=lambda n: (n.end_lineno or n.lineno) - n.lineno)
+    for loop in sorted(loops, key=lambda n: n.lineno, reverse=True):  # the innermost first
+        if build_line < loop.lineno and scope_of(build_line) is scope_of(loop.lineno):
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [getattr(stmt, "target", None)]
+            names = [t.id for t in targets if isinstance(t, ast.Name)]
+            text = (ast.get_source_segment(source, stmt) or "").split("\n")[0]
+            return stmt.lineno, text, names[0] if len(names) == 1 else "", loop.lineno
     return None
 
 
@@ -681,8 +777,10 @@ def _torch_error_parts(*, kind, torch_message, file, line, op, lang, created=Non
     return {"message": message, "why": why, "fix": fix, "text": "\n".join(rows)}
 
 
-def backward_twice(*, torch_message, node, build, freed_site, current, lang) -> TraceFinding:
-    """backward() reached a graph whose saved tensors an earlier backward() freed."""
+def backward_twice(*, torch_message, node, build, freed_site, current, lang, state=None) -> TraceFinding:
+    """backward() reached a graph whose saved tensors an earlier backward() freed. What reaches the old graph, in
+    this order: state carried from one iteration to the next, a tensor kept on a module (`state`: its class and
+    attribute, found at runtime), or a graph built before the loop whose every iteration goes through it."""
     carry = None
     if build is not None:
         found = _carried_state(build[0], build[1])
@@ -690,6 +788,16 @@ def backward_twice(*, torch_message, node, build, freed_site, current, lang) -> 
             var, src, line, stmt, detach = found
             carry = {"file": os.path.abspath(build[0]), "line": line, "code": stmt, "var": var, "src": src,
                      "detach": detach}
+        elif state is not None and _module_state(*state) is not None:
+            path, line, stmt = _module_state(*state)
+            carry = {"file": os.path.abspath(path), "line": line, "code": stmt, "attr": state[1],
+                     "cls": state[0].__name__, "shown_file": path}
+        else:
+            lines = [current[2]] + [n for f, n in (current[4] if len(current) > 4 else ()) if f == current[1]]
+            before = _graph_before_loop(build[0], build[1], current[1], lines)
+            if before is not None:
+                line, stmt, var, loop = before
+                carry = {"file": os.path.abspath(build[0]), "line": line, "code": stmt, "var": var, "loop": loop}
     parts, i18n = _in_all_languages(_twice_parts, lang, node=node, build=build, freed_site=freed_site,
                                     current=current, carry=carry)
     number, cfile, cline = current[:3]
@@ -725,7 +833,16 @@ def _twice_parts(*, node, build, freed_site, current, carry, lang) -> dict:
     else:
         message = tr["msg_twice_unknown"].format(cur=cur)
         why = tr["why_twice_nofree"].format(cur=cur_line)
-    if carry is not None:
+    if carry is not None and "attr" in carry:
+        why += tr["why_twice_state"].format(attr=carry["attr"], cls=carry["cls"], line=carry["line"], stmt=carry["code"])
+        fix = tr["fix_twice_state"].format(attr=carry["attr"], line=carry["line"])
+    elif carry is not None and "loop" in carry:
+        if freed_site is not None:
+            why = tr["why_twice_before_loop"].format(build=carry["line"], loop=carry["loop"], freed=freed_line,
+                                                     call=tr["call"].format(n=_nth(number, lang)))
+        detach = tr["detach_it"].format(var=carry["var"]) if carry["var"] else tr["detach_generic"]
+        fix = tr["fix_twice_before_loop"].format(detach=detach)
+    elif carry is not None:
         why += tr["why_twice_carry" if carry["var"] != carry["src"] else "why_twice_carry_self"].format(var=carry["var"], src=carry["src"], line=carry["line"],
                                             build=build[1], stmt=carry["code"])
         fix = tr["fix_twice_carry"].format(detach=_detach_code(tr, carry["detach"]))
@@ -744,8 +861,9 @@ def _twice_parts(*, node, build, freed_site, current, carry, lang) -> dict:
                                   + tr["paren"].format(tr["call"].format(n=_nth(number, lang)))))
     if len(current) > 4 and current[4]:
         rows.append(_row("", tr["called_from"].format(locs=_called_from(tr, current[4]))))
-    if carry is not None:
-        rows.append(_row(tr["carried"], f"{_loc(build[0], carry['line'])}  {carry['code']}"))
+    if carry is not None and ("loop" not in carry or carry["line"] != build[1]):  # not the graph row again
+        shown = carry.get("shown_file", build[0])  # as the program named it: a notebook cell keeps its label
+        rows.append(_row(tr["carried"], f"{_loc(shown, carry['line'])}  {carry['code']}"))
     rows += [_row(tr["why"], why), _row(tr["fix"], fix)]
     return {"message": message, "why": why, "fix": fix, "text": "\n".join(rows)}
 
