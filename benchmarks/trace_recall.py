@@ -25,6 +25,7 @@ import io
 import json
 import os
 import re
+import shutil
 import signal
 import sys
 import tempfile
@@ -122,19 +123,24 @@ def run_one(path: str) -> dict:
     if pid == 0:  # child
         os.close(read_fd)
         result: dict = {}
+        scratch = None
         try:
             signal.alarm(TIMEOUT_S)
             from gradguard.trace.cli import main as trace_main
 
-            os.chdir(tempfile.mkdtemp(prefix="gg-recall-"))
+            scratch = tempfile.mkdtemp(prefix="gg-recall-")
+            os.chdir(scratch)
             err, out = io.StringIO(), io.StringIO()
             with redirect_stderr(err), redirect_stdout(out):
-                status = trace_main(["--output", "trace.json", path])  # exactly `gradguard trace PATH`
+                # `gradguard trace PATH`, in English whatever the locale (the report markers counted below are English)
+                status = trace_main(["--lang", "en", "--output", "trace.json", path])
             with open("trace.json", encoding="utf-8") as fh:
                 findings = json.load(fh)["findings"]
             result = {"status": status, "stderr": err.getvalue(), "findings": findings}
         except BaseException as exc:  # noqa: BLE001 - report whatever happened
             result = {"status": -1, "stderr": f"scorer: {exc!r}", "findings": []}
+        if scratch is not None:
+            shutil.rmtree(scratch, ignore_errors=True)
         with os.fdopen(write_fd, "w") as fh:
             json.dump(result, fh)
         os._exit(0)

@@ -290,3 +290,22 @@ def test_zh_tracer_reports_of_every_trace_program(tmp_path, capsys):
         text = re.sub(r"[\w./-]+\.py:\d+", " ", text)
         found += [f"{path.name}: {p}" for p in fragments_and_spacing(text)]
     assert reports >= 15 and found == []
+
+
+def test_zh_code_action_titles_use_full_width_punctuation():
+    """The quick-fix titles the editor lists: `gradguard（GG101，不安全修复）：改写为 …`, no ASCII parentheses or colon
+    outside code spans (they once read `gradguard (GG101, 不安全修复): …`)."""
+    from gradguard.lsp.actions import fix_title
+
+    found, titles = [], 0
+    for rule in all_rules():
+        for path in rule.examples("bad"):
+            for f in check_text(path.read_text(encoding="utf-8"), str(path), lang="zh").findings:
+                if f.fix is None:
+                    continue
+                titles += 1
+                title = fix_title(f.code, {"applicability": f.fix.applicability, "message": f.fix.message}, "zh")
+                prose = CODE_SPAN.sub(" ", title)
+                found += [f"{path.name}: {title}" for mark in "():" if mark in prose]
+                found += [f"{path.name}: {p}" for p in problems(title)]
+    assert titles >= 40 and found == []

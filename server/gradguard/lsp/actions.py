@@ -89,10 +89,12 @@ def versioned_edit(
 
 
 def fix_title(code: str, fix: dict[str, Any], lang: str) -> str:
+    if lang == "zh":  # full-width punctuation, as in the rest of a zh title
+        label = code if fix["applicability"] == "safe" else f"{code}，不安全修复"
+        return f"gradguard（{label}）：{fix['message']}"
     if fix["applicability"] == "safe":
         return f"gradguard ({code}): {fix['message']}"
-    unsafe = "不安全修复" if lang == "zh" else "unsafe"
-    return f"gradguard ({code}, {unsafe}): {fix['message']}"
+    return f"gradguard ({code}, unsafe): {fix['message']}"
 
 
 def fix_action(
@@ -132,7 +134,7 @@ def disable_action(
         start=types.Position(line=line_no, character=client_units(line_text[:start])),
         end=types.Position(line=line_no, character=client_units(line_text[:end])),
     )
-    title = f"gradguard ({code}): 对此行禁用" if lang == "zh" else f"gradguard ({code}): Disable {code} for this line"
+    title = f"gradguard（{code}）：对此行禁用" if lang == "zh" else f"gradguard ({code}): Disable {code} for this line"
     return types.CodeAction(
         title=title,
         kind=types.CodeActionKind.QuickFix,
@@ -143,7 +145,7 @@ def disable_action(
 
 def docs_action(diagnostic: types.Diagnostic, lang: str) -> types.CodeAction:
     code = str(diagnostic.code)
-    title = f"gradguard ({code}): 查看规则文档" if lang == "zh" else f"gradguard ({code}): Show documentation"
+    title = f"gradguard（{code}）：查看规则文档" if lang == "zh" else f"gradguard ({code}): Show documentation"
     return types.CodeAction(
         title=title,
         kind=types.CodeActionKind.QuickFix,
