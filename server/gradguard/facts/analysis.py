@@ -100,10 +100,13 @@ class FileAnalysis:
         if external_classes is not None and hot_text:
             # Classes imported from the user's other modules (`from model import Net`), summarised from their
             # files; only names that the interpreted blocks call are looked up (it costs file-system probes).
+            hot_calls = None
             for local, full in self.imports.items():
                 if full.split(".")[0] in _LIBRARY_ROOTS or local in self.classes or not local[:1].isupper():
                     continue
-                if not re.search(r"\b" + re.escape(local) + r"\s*\(", hot_text):
+                if hot_calls is None:
+                    hot_calls = set(_CALLED.findall(hot_text))  # one pass, not one regex per imported name
+                if local not in hot_calls:
                     continue
                 info = external_classes(full)
                 if info is not None:
