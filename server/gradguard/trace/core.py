@@ -72,14 +72,18 @@ def _is_user_file(filename: str) -> bool:
     return real == path or not (real.startswith(_SKIP) or os.path.dirname(real) == _GRADGUARD_DIR)
 
 
-# Code objects of the frames that run the user's program (`gradguard trace`'s run_program, IPython's
-# run_code): the frames above them are the runner's, never the program's, whatever file they are in.
+# ids of the code objects of the frames that run the user's program (`gradguard trace`'s run_program, IPython's
+# run_code; module-level functions, alive for the whole process): the frames above them are the runner's, never
+# the program's, whatever file they are in. ids, not the code objects: hashing a code object hashes its contents.
 _BOUNDARIES: set = set()
+_KEEP_ALIVE: list = []  # the boundary code objects, so that their ids stay theirs
 
 
 def add_boundary(code) -> None:
-    """Frames at or above a frame running `code` are not searched for the user's lines (see _BOUNDARIES)."""
-    _BOUNDARIES.add(code)
+    """Frames at or above a frame running `code` are not call sites of the program (see _BOUNDARIES)."""
+    if id(code) not in _BOUNDARIES:
+        _KEEP_ALIVE.append(code)
+        _BOUNDARIES.add(id(code))
 
 
 def _user_frame(depth: int = 2) -> tuple[str, int, str]:
@@ -87,7 +91,7 @@ def _user_frame(depth: int = 2) -> tuple[str, int, str]:
     frame = sys._getframe(depth)
     cache = _IS_USER
     via = ""
-    while frame is not None and frame.f_code not in _BOUNDARIES:
+    while frame is not None:  # the program's own frames come before any boundary: no check needed (hot path)
         filename = frame.f_code.co_filename
         user = cache.get(filename)
         if user is None:
@@ -106,7 +110,7 @@ def _callers(depth: int = 2, limit: int = 3) -> tuple:
     frame = sys._getframe(depth)
     found = []
     seen_user = False
-    while frame is not None and len(found) < limit and frame.f_code not in _BOUNDARIES:
+    while frame is not None and len(found) < limit and id(frame.f_code) not in _BOUNDARIES:
         filename = frame.f_code.co_filename
         user = _IS_USER.get(filename)
         if user is None:
