@@ -799,10 +799,7 @@ class CallsMixin:
                 seq.items = None
             return None
         if name in ("clear",):
-            if self.path == seq.path:
-                seq.items = []
-            else:
-                seq.items = None
+            self.clear_list(seq)
             return None
         if name in ("copy",):
             return Seq(list(seq.items) if seq.items is not None else None, seq.element, path=self.path,
@@ -810,6 +807,11 @@ class CallsMixin:
         if name in ("index", "count"):
             return Number()
         return None
+
+    def clear_list(self, seq: Seq) -> None:
+        """`xs.clear()` / `del xs[:]`: nothing the list held before is in it any more."""
+        seq.items = [] if self.path == seq.path else None
+        seq.element = None
 
     def extend_list(self, seq: Seq, other) -> None:
         items = self.iteration_items(other)

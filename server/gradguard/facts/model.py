@@ -102,6 +102,7 @@ class Save:
     layer_call: tuple | None = None  # (call node, its top) of the container that ran the layer
     call_chain: tuple = ()  # ((call node, its top, calling Scope), ...)
     scope_id: int = 0  # serial of the Scope that made the save
+    loop_passes: tuple = ()  # ((loop node, its run's start_seq, pass), ...) of every loop running at save time
 
 
 @dataclass(eq=False)

@@ -307,11 +307,27 @@ class Scope(ExpressionsMixin, CallsMixin, TensorOpsMixin, ModulesMixin, Optimize
             if self.kind == "function" and self.path == self.base_path:
                 self.returned = True
         elif isinstance(small, cst.Del):
+            targets = [e.value for e in small.target.elements] if isinstance(small.target, cst.Tuple) else [small.target]
+            for target in targets:
+                if isinstance(target, cst.Subscript):
+                    self._del_item(target)
             for target in _names_in(small.target):
                 self.env.pop(target, None)
         elif isinstance(small, (cst.Global, cst.Nonlocal)):
             for n in small.names:
                 self.params.discard(n.name.value)
+
+    def _del_item(self, target: cst.Subscript) -> None:
+        """`del self.rewards[:]` empties a list; `del xs[i]` leaves one of unknown content."""
+        seq = self.eval(target.value)
+        if not isinstance(seq, Seq):
+            return
+        whole = len(target.slice) == 1 and isinstance(target.slice[0].slice, cst.Slice) and all(
+            part is None for part in (target.slice[0].slice.lower, target.slice[0].slice.upper, target.slice[0].slice.step))
+        if whole:
+            self.clear_list(seq)
+        elif seq.items is not None:
+            self._list_unknown(seq, None)
 
     # ---- loops ----------------------------------------------------------
     def run_loop(self, stmt) -> None:

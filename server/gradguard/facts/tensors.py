@@ -271,7 +271,8 @@ class TensorOpsMixin:
                  loop=self.loops[-1].node if self.loops else None,
                  iteration=self.loops[-1].iteration if self.loops else 0, top=self.top,
                  expr=t.origin if not t.name else None, tensor=t, layer_call=self.layer_call_site,
-                 call_chain=self.call_chain(), scope_id=self.serial)
+                 call_chain=self.call_chain(), scope_id=self.serial,
+                 loop_passes=tuple((f.node, f.start_seq, f.iteration) for f in self.loops))
         self.facts.saves.append(s)
         return s
 
@@ -338,9 +339,14 @@ class TensorOpsMixin:
                     self._problem(Problem("freed-graph", carry.stmt, carry.stmt, tensor=t, save=s, use=use,
                                           carry=carry.stmt, carry_target=carry.name, carry_value=carry.value_node,
                                           detail={"freed_by": s.freed_by, "carry": carry}, top=carry.top))
-                elif (s.freed_by is not use or self._saved_before_loop(s)) and _compatible(s.path, self.path) \
-                        and _compatible(s.freed_path, self.path):
+                elif (s.freed_by is not use or self._saved_before_loop(s) or self._saved_in_earlier_pass(s)) \
+                        and _compatible(s.path, self.path) and _compatible(s.freed_path, self.path):
                     detail = {"freed_by": s.freed_by, "freed_top": getattr(s, "freed_top", None)}
+                    if s.freed_by is use and not self._saved_before_loop(s):
+                        detail["earlier_pass"] = True  # kept from an earlier pass (a list, an attribute) and freed there
+                    forward = self.forward_site(s)
+                    if forward is not None:
+                        detail["forward"] = forward
                     if self.serial not in s.freed_scopes:
                         # this backward runs inside a helper (`def gdpp_loss(...): loss.backward()`): the call of
                         # that helper, next to the backward that freed the graph, is the ordering that fails
@@ -399,6 +405,12 @@ class TensorOpsMixin:
             if caller.serial in mine:
                 return (node, top)
         return None
+
+    def _saved_in_earlier_pass(self, s: Save) -> bool:
+        """`s` was saved in an earlier pass of a loop that is still running this backward: the graph of that pass
+        was kept (`self.log_probs.append(...)` never cleared, a list of losses) and this same backward freed it."""
+        running = {(f.node, f.start_seq): f.iteration for f in self.loops}
+        return any(running.get((node, start), -1) > it for node, start, it in s.loop_passes)
 
     def _saved_before_loop(self, s: Save) -> bool:
         """The same backward() in a later iteration reaches `s`, saved before the loop by a tensor the loop reads

@@ -58,10 +58,21 @@ def check(ctx):
         save = problem.save
         b_line = ctx.line(problem.use, hint)
         f_line = ctx.line(freed_by, freed_hint) if freed_by is not None else 0
-        s_line = ctx.line(save.node, save.top or hint) if save is not None else 0
+        forward = problem.detail.get("forward")
+        s_line = ctx.line(*forward) if forward is not None else (
+            ctx.line(save.node, save.top or hint) if save is not None else 0)
         op = save.op if save is not None else "an op"
         same = freed_by is problem.use
-        if same:
+        if problem.detail.get("earlier_pass"):
+            message = ctx.t(
+                f"In the loop's next iteration this `backward()` (line {b_line}) runs again through the graph built on "
+                f"line {s_line} in an earlier iteration (`{op}` saved a tensor there): that graph was kept (in a list "
+                f"or on an object) and the earlier iteration's `backward()` freed it. Clear what holds it after each "
+                f"`backward()` (for example `del self.log_probs[:]`), or keep detached values.",
+                f"在循环的下一轮，这个 `backward()`（第 {b_line} 行）再次经过第 {s_line} 行在之前某一轮建立的计算图"
+                f"（`{op}` 在那里保存了张量）：这张图被保留了下来（在列表里或对象上），而那一轮的 `backward()` 已经把它释放了。"
+                f"请在每次 `backward()` 之后清空保存它的容器（例如 `del self.log_probs[:]`），或者只保留 detach 之后的值。")
+        elif same:
             message = ctx.t(
                 f"In the loop's next iteration this `backward()` runs again through the graph built on line {s_line} "
                 f"before the loop (`{op}` saved a tensor there), which its first run freed. Compute it inside the loop.",
@@ -84,13 +95,16 @@ def check(ctx):
         related = []
         if freed_by is not None and not same:
             related.append(ctx.related(freed_by, freed_hint, ctx.t("this backward frees the graph", "这次反向传播释放了计算图")))
+        if forward is not None:
+            related.append(ctx.related(*forward, ctx.t("graph built here", "计算图在这里建立")))
         if save is not None:
             related.append(ctx.related(save.node, save.top or hint,
+                                       ctx.t("by this layer", "由这一层保存") if forward is not None else
                                        ctx.t("saved for backward here", "在这里为反向传播保存")))
         explanation = ctx.t(
             f"1. Line {s_line}: `{op}` saves a tensor for backward.\n"
             f"2. `backward()` on line {f_line} uses it and frees it (no `retain_graph=True`).\n"
-            f"3. `backward()` on line {b_line} reaches the same node{' in the next iteration' if same else ''}, "
+            f"3. `backward()` on line {b_line} reaches the same node{' in a later iteration' if same else ''}, "
             f"finds its saved tensor freed, and raises.",
             f"1. 第 {s_line} 行：`{op}` 为反向传播保存了一个张量。\n"
             f"2. 第 {f_line} 行的 `backward()` 用到了它并将其释放（没有 `retain_graph=True`）。\n"
