@@ -183,9 +183,9 @@ async def test_wrong_typed_settings_get_defaults_at_initialize_and_after_a_chang
 
 
 class RawServer:
-    def __init__(self) -> None:
+    def __init__(self, stderr=subprocess.DEVNULL) -> None:
         self.proc = subprocess.Popen(server_command(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.DEVNULL)
+                                     stderr=stderr)
         self.buffer = b""
 
     def send(self, message: dict) -> None:
@@ -323,6 +323,30 @@ def test_the_process_ends_at_once_with_the_spec_status_in_the_middle_of_an_analy
     finally:
         if server.proc.poll() is None:
             server.proc.kill()
+
+
+def test_ending_at_once_leaves_nothing_for_the_resource_tracker_to_complain_about(tmp_path: Path):
+    # The process ends with os._exit: jedi's process pool must have released its semaphores first, or
+    # multiprocessing's resource tracker prints "leaked semaphore objects" into the editor's server log.
+    log = open(tmp_path / "stderr.txt", "wb")
+    server = RawServer(stderr=log)
+    try:
+        server.initialize()
+        uri = fresh_uri("tracker")
+        server.send({"method": "textDocument/didOpen", "params": {"textDocument": {
+            "uri": uri, "languageId": "python", "version": 1, "text": P.LEAF_INPLACE}}})
+        while server.receive().get("method") != "textDocument/publishDiagnostics":
+            pass
+        server.send({"id": 2, "method": "shutdown"})
+        server.response(2)
+        server.send({"method": "exit"})
+        assert server.proc.wait(timeout=20) == 0
+        time.sleep(1)  # the tracker outlives the server by a moment
+    finally:
+        if server.proc.poll() is None:
+            server.proc.kill()
+        log.close()
+    assert "leaked" not in (tmp_path / "stderr.txt").read_text(), (tmp_path / "stderr.txt").read_text()
 
 
 def test_exit_ends_the_process_while_an_analysis_is_still_running():

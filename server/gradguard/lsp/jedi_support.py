@@ -126,6 +126,7 @@ class JediService:
         self._inflight_since: float | None = None
         self.ready = False
         self._root: str | None = None
+        self._stopping: list = []  # the manager threads of pools shut down, still winding down
 
     def _log(self, message: str) -> None:
         # Pool callbacks run on a helper thread: hand the message to the event loop,
@@ -209,10 +210,25 @@ class JediService:
     def shutdown(self) -> None:
         self._closed = True
         if self._pool is not None:
+            manager = getattr(self._pool, "_executor_manager_thread", None)  # shutdown() forgets it
             for proc in list(getattr(self._pool, "_processes", {}).values()):
                 proc.kill()
             self._pool.shutdown(wait=False, cancel_futures=True)
+            if manager is not None:
+                self._stopping.append(manager)
             self._pool = None
+
+    def wait_closed(self, timeout: float) -> None:
+        """Wait (at most `timeout` seconds) until the killed worker's pool has wound down and its queues are
+        released: a process that ends with `os._exit` would otherwise leave their semaphores registered, and
+        multiprocessing's resource tracker prints 'leaked semaphore objects' on the client's stderr."""
+        import gc
+
+        deadline = time.monotonic() + timeout
+        for manager in self._stopping:
+            manager.join(max(0.0, deadline - time.monotonic()))
+        self._stopping.clear()
+        gc.collect()
 
 
 def jedi_markdown(info: dict[str, Any], lang: str) -> str:

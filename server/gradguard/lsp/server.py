@@ -823,6 +823,7 @@ def _end(ls: GradguardServer) -> int:
     status = ls.exit_status if ls.exit_received else (0 if ls.protocol._shutdown else 1)
     ls.jedi.shutdown()
     try:
+        ls.jedi.wait_closed(2.0)
         sys.stdout.flush()
         sys.stderr.flush()
         logging.shutdown()
