@@ -7,7 +7,8 @@
 #   make soak-long      benchmarks/soak_server.py: SOAK_EDITS random edits per round (hostile shapes among
 #                       the typed pieces), prints the figures
 #   make hostile-bench  benchmarks/hostile_inputs.py: each hostile shape in a child process capped at
-#                       HOSTILE_MEM_GB, prints outcome, seconds and peak MB (the RESULTS.md table)
+#                       HOSTILE_MEM_GB, prints outcome, seconds and peak MB; then the linear paths through
+#                       the real server (--linear): the two tables of RESULTS.md "Hostile inputs"
 FUZZ_EXAMPLES  ?= 2000
 SOAK_EDITS     ?= 5000
 SOAK_ROUNDS    ?= 1
@@ -26,3 +27,4 @@ soak-long: setup
 
 hostile-bench: setup
 	$(VPY) benchmarks/hostile_inputs.py --mem-gb $(HOSTILE_MEM_GB)
+	$(VPY) benchmarks/hostile_inputs.py --linear
