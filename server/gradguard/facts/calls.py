@@ -9,6 +9,8 @@ the file. Depth and total work are bounded; past the bound a call's result is un
 """
 from __future__ import annotations
 
+import dataclasses
+
 import libcst as cst
 
 from .classes import find_method
@@ -565,6 +567,9 @@ class CallsMixin:
                     return None
                 items.extend(part)
             return Seq(items, path=self.path)
+        if q == "copy.deepcopy":
+            positional, _ = args()
+            return deep_copy(positional[0]) if positional and isinstance(positional[0], Module) else None
         if q in GRAD_SCALERS:
             args()
             return Special("grad_scaler")
@@ -998,3 +1003,47 @@ def _view_shape(method: str, shape, args) -> tuple[int, ...] | None:
 
 
 __all__ = ["CallsMixin", "is_none"]
+
+
+def deep_copy(m: Module, memo: dict | None = None):
+    """`copy.deepcopy(model)`: the same structure with parameters of its own (new version counters and storage,
+    the same requires_grad). What cannot be copied faithfully (a non-leaf tensor, an optimizer) becomes unknown."""
+    memo = {} if memo is None else memo
+
+    def copy_value(value):
+        if id(value) in memo:
+            return memo[id(value)]
+        if isinstance(value, Module):
+            return deep_copy(value, memo)
+        if isinstance(value, Seq):
+            out = Seq([copy_value(v) for v in value.items] if value.items is not None else None,
+                      copy_value(value.element) if value.element is not None else None, path=value.path,
+                      is_list=value.is_list)
+            memo[id(value)] = out
+            return out
+        if isinstance(value, Tensor):
+            if value.is_leaf is not True:
+                return None  # torch refuses to deepcopy a non-leaf; we do not guess
+            owner = memo.get(id(value.module_params)) if value.module_params is not None else None
+            out = Tensor(Counter(known_start=False), Storage(), value.requires_grad, True, origin=value.origin,
+                         created_by=value.created_by, name=value.name, is_parameter=value.is_parameter,
+                         module_params=owner, shape=value.shape)
+            memo[id(value)] = out
+            return out
+        if isinstance(value, (Literal, Number, FunctionRef)) or value is None:
+            return value
+        return None
+
+    if id(m) in memo:
+        return memo[id(m)]
+    copy = dataclasses.replace(m, params_counter=Counter(known_start=m.params_counter.known_start),
+                               params_storage=Storage(), grads=False, attrs={}, children=None, parent=None)
+    copy.params_counter.owner = copy
+    copy.params_counter.label = m.params_counter.label
+    memo[id(m)] = copy
+    copy.children = [copy_value(c) for c in m.children] if m.children is not None else None
+    copy.attrs = {k: copy_value(v) for k, v in m.attrs.items()}
+    for value in [*(copy.children or []), *copy.attrs.values()]:
+        if isinstance(value, Module) and value.parent is None:
+            value.parent = copy
+    return copy
