@@ -160,6 +160,8 @@ class TensorOpsMixin:
     def save_inplace_result(self, t: Tensor, row: OpRow | None, op_name: str, node) -> None:
         """An in-place op whose backward needs its result (relu_, sigmoid_, ...) saves the written tensor."""
         saves = (row is not None and row.saves_output) or _activation_key(op_name) in INPLACE_SAVES_RESULT
+        if t.counter.writes and t.counter.writes[-1].raises:
+            return  # torch refused the write (a leaf, a multi-output view): the op never ran, nothing was saved
         if saves and self.grad != GRAD_OFF and t.requires_grad:
             t.history = t.history | {self.save(t, op_name, node, "output")}
 
