@@ -186,8 +186,9 @@ class Engine:
                 if text not in live_block_texts:
                     del entries[text]
         kept = {id(entry.module) for entry in entries.values()}
-        for key in [k for k, v in self.block_facts.items() if id(v[0]) not in kept]:
-            del self.block_facts[key]
+        for cache in (self.block_facts, self.block_index):
+            for key in [k for k, v in cache.items() if id(v[0]) not in kept]:
+                del cache[key]
 
     def _drop_superseded(self, path: str, previous: Source, source: Source) -> None:
         """Blocks of this path's previous text that the edit replaced, and that no other checked path
@@ -209,6 +210,8 @@ class Engine:
         if dropped:
             for key in [k for k in self.block_facts if k[0] in dropped]:
                 del self.block_facts[key]
+            for key in [k for k in self.block_index if k[1] in dropped]:
+                del self.block_index[key]
 
     def forget(self, path: str) -> None:
         """A closed document: its last text is no longer needed for incremental splitting."""
