@@ -353,6 +353,7 @@ async def test_notebook_bug_split_across_two_cells(client: LanguageClient):
     assert codes_lines(second) == [("GG101", 3)]  # line 3 of cell 2
     (diag,) = second.diagnostics
     assert diag.related_information[0].location.uri == cells[0][1]  # created in cell 1
+    assert "(created on line 2 of cell 1)" in diag.message, diag.message  # as the CLI says it, not the joined line
 
     hover = await hover_text(client, cells[1][1], 2, 0)
     assert "cell 1, line 2" in hover

@@ -436,14 +436,8 @@ def _check_notebook(result: FileResult, data: bytes, config: Config, lang: str, 
 
 def _say_cell_lines(result: FileResult, cmap: CellMap, lang: str) -> None:
     """The engine numbers the lines of the joined program; in a notebook, messages name the cell and its line."""
-    def say(text: str) -> str:
-        return cmap.relabel(text, lang)
-
-    result.findings = [replace(
-        f, message=say(f.message), explanation=say(f.explanation),
-        related=tuple(replace(r, message=say(r.message)) for r in f.related),
-        fix=None if f.fix is None else replace(f.fix, message=say(f.fix.message))) for f in result.findings]
-    result.notes = [replace(n, message=say(n.message)) for n in result.notes]
+    result.findings = cmap.relabel_findings(result.findings, lang)
+    result.notes = [replace(n, message=cmap.relabel(n.message, lang)) for n in result.notes]
 
 
 def _hash_files(paths) -> dict:

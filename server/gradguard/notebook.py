@@ -11,7 +11,7 @@ from __future__ import annotations
 import bisect
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 # IPython syntax at the start of a logical line: a line magic or shell escape (`%matplotlib inline`,
 # `!pip install torch`), a magic or shell command assigned to names (`files = !ls`, `t = %timeit -o f()`),
@@ -146,6 +146,15 @@ class CellMap:
             after_file = i > 0 and parts[i - 1].endswith((".py", ".pyi", ".ipynb"))
             parts[i] = self._relabel_prose(parts[i], lang, after_file)
         return "`".join(parts)
+
+    def relabel_findings(self, findings, lang: str) -> list:
+        """The findings with every text that names a line of the joined program relabelled (see relabel)."""
+        def say(text: str) -> str:
+            return self.relabel(text, lang)
+
+        return [replace(f, message=say(f.message), explanation=say(f.explanation),
+                        related=tuple(replace(r, message=say(r.message)) for r in f.related),
+                        fix=None if f.fix is None else replace(f.fix, message=say(f.fix.message))) for f in findings]
 
     def _relabel_prose(self, text: str, lang: str, after_file: bool) -> str:
         def one(line: int) -> tuple[int, int]:

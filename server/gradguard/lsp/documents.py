@@ -26,6 +26,7 @@ class Piece:
     start_line: int  # first line of this document in the analysed text
     line_count: int
     version: int | None
+    cell: int = 0  # for a notebook cell: its 1-based number among all the notebook's cells (as editors show them)
 
 
 def doc_key(uri: str) -> str:
@@ -217,14 +218,14 @@ def notebook_snapshot(workspace: Workspace, key: str) -> Snapshot | None:
     chunks: list[str] = []
     pieces: list[Piece] = []
     line = 0
-    for cell in notebook.cells:
+    for number, cell in enumerate(notebook.cells, start=1):
         if cell.kind != types.NotebookCellKind.Code:
             continue
         doc = text_document(workspace, cell.document)
         if doc is None:
             continue
         lines = python_lines(lsp_newlines(doc.source))  # shared with the CLI's notebook reader
-        pieces.append(Piece(cell.document, line, len(lines), doc.version))
+        pieces.append(Piece(cell.document, line, len(lines), doc.version, cell=number))
         chunks.append("\n".join(lines) + "\n")
         line += len(lines)
     return Snapshot(

@@ -16,7 +16,7 @@ import sys
 import threading
 import time
 import traceback
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from lsprotocol import types
@@ -25,6 +25,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
 
 from ..findings import Report
+from ..notebook import CellMap
 from . import actions as act
 from . import hover as hov
 from .convert import Positions, finding_diagnostic, parse_note_diagnostic
@@ -334,6 +335,10 @@ class GradguardServer(LanguageServer):
         self._trim_parse_cache(snap.key, report)
         positions = Positions(snap, self.workspace.position_codec)
         diagnostics: dict[str, list[types.Diagnostic]] = {}
+        if snap.is_notebook:  # messages name the cell and its line, as the CLI says them
+            cells = CellMap([p.cell for p in snap.pieces], [p.start_line for p in snap.pieces])
+            report.findings = cells.relabel_findings(report.findings, lang)
+            report.parse_notes = [replace(n, message=cells.relabel(n.message, lang)) for n in report.parse_notes]
         for finding in report.findings:
             converted = finding_diagnostic(finding, positions, settings)
             if converted is not None:
