@@ -397,13 +397,34 @@ class FileAnalysis:
         called = set(_CALLED.findall(chunk)) if chunk else None
         if info is not None:
             init = info.methods.get("__init__")
-            if init is not None and init is not fn and self.function_writes(init) and "self." in chunk:
-                return True  # its layers may be in place (or frozen, or re-bound) by `__init__`
+            if init is not None and init is not fn and "self." in chunk and self._shapes_layers(init, set()):
+                return True  # its layers may be in place (or frozen, or built under inference_mode) by `__init__`
             for name, method in info.methods.items():
                 if method is not fn and (called is None or name in called) and self.function_writes(method):
                     return True
         for name, other in self.functions.items():
             if other is not fn and called is not None and name in called and self.function_writes(other):
+                return True
+        return False
+
+    def _shapes_layers(self, fn: cst.FunctionDef, seen: set) -> bool:
+        """Whether `fn` (an `__init__`), or same-file code it calls, may build layers whose behaviour decides
+        what a `forward` alone can get wrong: in place, frozen, or made under inference_mode. Weight
+        initialisation (`nn.init.trunc_normal_`, `.zero_()`) writes too, but changes nothing a forward does."""
+        if id(fn) in seen:
+            return False
+        seen.add(id(fn))
+        self._text_writes(fn)  # cuts the function's text out of its block
+        chunk = self._chunks.get(id(fn))
+        if chunk is None:
+            return self.function_writes(fn)  # its text cannot be cut out: the tree walk decides, as before
+        if _SHAPES_LAYERS.search(chunk):
+            return True
+        for name in set(_CALLED.findall(chunk)):
+            other = self.functions.get(name)
+            if other is None and name in self.classes and not self.classes[name].external:
+                other = self.classes[name].methods.get("__init__")
+            if other is not None and other is not fn and self._shapes_layers(other, seen):
                 return True
         return False
 
@@ -543,6 +564,8 @@ def _restore(snapshot: list) -> None:
 
 
 _CALLED = re.compile(r"\b([A-Za-z_]\w*)\s*\(")
+# What in an `__init__` changes how its layers behave in `forward` (see FileAnalysis._shapes_layers).
+_SHAPES_LAYERS = re.compile(r"inplace|requires_grad|inference_mode|register_\w*hook")
 _DEF_HEAD = re.compile(r"^([ \t]*)(?:async[ \t]+)?def[ \t]+(\w+)", re.M)
 # The text form of `_writes_in` (the engine's block WRITE_HINT, plus autograd.grad and in-place-by-position layers).
 FUNCTION_HINT = re.compile(r"[A-Za-z0-9]_\s*\(|[-+*/@%&|^]=|<<=|>>=|retain_graph|create_graph|\bstep\s*\(|\]\s*=[^=]|\bout\s*=|inplace|\.step\(|backward|\.data\b"
