@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import statistics
 import sys
 import tempfile
@@ -90,6 +91,12 @@ def pct(values: list[float], q: float) -> float:
     return values[min(len(values) - 1, int(round(q * (len(values) - 1))))]
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process so far (/proc/<pid>/stat fields 14 and 15)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def rss_mb(pid: int) -> float:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmRSS:"):
@@ -145,8 +152,12 @@ async def latency_case(name: str, lines: int, edits: int, tmp: Path) -> tuple[st
         first = await wait_publish(client, uri, mark, version=1, timeout=max(120, lines // 100))
         # An edit inside one function in the middle of the file.
         target = next(i for i, ln in enumerate(text.split("\n")) if ln.strip().startswith("h = h * 0.") and i > lines // 2)
+        pid = client._server.pid
+        cpu_before = cpu_seconds(pid)
         values = await edit_latencies(client, uri, text, target, edits, DEBOUNCE_MS)
-        return f"{name} ({text.count(chr(10))} lines, {len(first.diagnostics)} findings)", values, target
+        # The server's own CPU per edit (parse, analyse, publish): what a loaded machine does not distort.
+        cpu_ms = (cpu_seconds(pid) - cpu_before) * 1000 / edits
+        return f"{name} ({text.count(chr(10))} lines, {len(first.diagnostics)} findings)", values, cpu_ms
     finally:
         await close(client)
 
@@ -249,12 +260,15 @@ async def main(argv: list[str]) -> int:
     rows = []
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
+        cpu_rows = []
         for name, lines in (("training script", 300), ("large file", 5000)):
-            label, values, _ = await latency_case(name.replace(" ", "_"), lines, args.edits, tmp)
+            label, values, cpu_ms = await latency_case(name.replace(" ", "_"), lines, args.edits, tmp)
             rows.append((f"didChange->publish minus debounce, {label}", values))
+            cpu_rows.append((f"server CPU per edit, {label}", cpu_ms))
         if args.huge_lines:
-            label, values, _ = await latency_case("huge_file", args.huge_lines, min(args.edits, 20), tmp)
+            label, values, cpu_ms = await latency_case("huge_file", args.huge_lines, min(args.edits, 20), tmp)
             rows.append((f"didChange->publish minus debounce, {label}", values))
+            cpu_rows.append((f"server CPU per edit, {label}", cpu_ms))
         for label, values in (await hover_case(tmp, args.hovers)).items():
             rows.append((label, values))
         first, last, _ = await memory_case(tmp, args.memory_edits)
@@ -263,6 +277,8 @@ async def main(argv: list[str]) -> int:
     print(f"{'measurement':<88} {'n':>5} {'median ms':>10} {'p95 ms':>8}")
     for label, values in rows:
         print(f"{label:<88} {len(values):>5} {statistics.median(values):>10.1f} {pct(values, 0.95):>8.1f}")
+    for label, cpu_ms in cpu_rows:
+        print(f"{label + ' (mean ms)':<88} {'':>5} {cpu_ms:>10.1f}")
     print(f"{'server RSS after the first edit (MB)':<88} {'':>5} {first:>10.1f}")
     print(f"{f'server RSS after {args.memory_edits} edits (MB)':<88} {'':>5} {last:>10.1f}   (growth {last - first:+.1f} MB)")
     return 0
