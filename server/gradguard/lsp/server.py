@@ -752,7 +752,10 @@ async def hover(ls: GradguardServer, params: types.HoverParams) -> types.Hover |
                 where = Positions(snap, codec).to_analysed(uri, params.position)
             if where is not None:
                 path = snap.path if os.path.isabs(snap.path) else None
-                info = await ls.jedi.describe(snap.text, path, where[0], where[1], settings.jedi_timeout_ms / 1000)
+                # While jedi warms up (a minute with a cold cache) its queue is busy: ask, but do not wait, so the
+                # hover answers at once and the same hover later finds jedi's answer in the cache.
+                timeout = settings.jedi_timeout_ms / 1000 if ls.jedi.ready else 0.0
+                info = await ls.jedi.describe(snap.text, path, where[0], where[1], timeout)
                 if info is not None:
                     parts.append(jedi_markdown(info, lang))
     if not parts:
