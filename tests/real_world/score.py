@@ -10,7 +10,8 @@ Usage, from the repo root (a python with gradguard installed, and torch==2.13.0 
   python tests/real_world/score.py --gradguard "gradguard"   # another command to run (default: this python -m gradguard)
 
 What it measures (gradguard is run once: `gradguard check --format json` over every selected file):
-  recall      a bug is named when ANY finding's line is in the manifest's bug_lines (per family and per shape,
+  recall      a bug is named when ANY finding's span (first to last line of what it underlines, so a call written
+              over two lines counts on both) holds one of the manifest's bug_lines (per family and per shape,
               i.e. module level / function / method / nn.Module.forward; "code" also counts those where that
               finding's code is the manifest's expected_code)
   precision   any finding on a correct/ program is a false positive (each is listed); findings on the
@@ -41,6 +42,13 @@ import verify  # noqa: E402
 
 REPO = verify.ROOT.parent.parent
 
+
+
+def _covers(finding: dict, bug_lines) -> bool:
+    """The finding underlines one of the bug lines (its start line, its end line or a line between)."""
+    first = finding["location"]["row"]
+    last = (finding.get("end_location") or finding["location"])["row"]
+    return any(first <= line <= last for line in bug_lines)
 
 def run_gradguard(cmd: list[str], paths: list[Path], extra: list[str] | None = None) -> dict[str, list[dict]]:
     """Findings per resolved file path."""
@@ -75,7 +83,7 @@ def score(entries: list[dict], cmd: list[str], fixes: bool = True) -> dict:
     programs = []
     for e in bugs:
         fs = findings_of(verify.bug_path(e))
-        naming = [f for f in fs if f["location"]["row"] in e["bug_lines"]]
+        naming = [f for f in fs if _covers(f, e["bug_lines"])]
         programs.append({
             "id": e["id"], "batch": e["batch"], "family": e["family"], "shape": e["shape"],
             "expected_code": e.get("expected_code", ""),
