@@ -43,12 +43,12 @@ import verify  # noqa: E402
 REPO = verify.ROOT.parent.parent
 
 
-
 def _covers(finding: dict, bug_lines) -> bool:
     """The finding underlines one of the bug lines (its start line, its end line or a line between)."""
     first = finding["location"]["row"]
     last = (finding.get("end_location") or finding["location"])["row"]
     return any(first <= line <= last for line in bug_lines)
+
 
 def run_gradguard(cmd: list[str], paths: list[Path], extra: list[str] | None = None) -> dict[str, list[dict]]:
     """Findings per resolved file path."""
