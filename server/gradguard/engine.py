@@ -47,6 +47,20 @@ class Engine:
 
     def check(self, text: str, path: str = "<stdin>", config: Config | None = None, lang: str | None = None) -> Report:
         """Analyse one file's text and return its findings (suppressions and config applied)."""
+        # Full collections are put off while a file is checked: each walks every live object, the parsed trees
+        # and what stays live across files (the imported classes' trees, ~100k nodes on timm), and the ~30 of a
+        # timm run cost 2-3 s, 25% of the parsing. Young collections still run. An editor restores the
+        # thresholds between checks; a batch run checks file after file, so there the oldest generation is
+        # still collected every 100 young-generation-1 collections (about 90 timm files), which bounds the
+        # cyclic garbage the interpreter leaves (its scopes and values refer to each other).
+        thresholds = gc.get_threshold()
+        gc.set_threshold(thresholds[0], thresholds[1], max(thresholds[2], 1_000 if self.editor else 100))
+        try:
+            return self._check(text, path, config, lang)
+        finally:
+            gc.set_threshold(*thresholds)
+
+    def _check(self, text: str, path: str, config: Config | None, lang: str | None) -> Report:
         config = config or Config()
         lang = lang or config.language or "en"
         source = Source(text, path)
@@ -73,9 +87,10 @@ class Engine:
                     ParseNote(Span(start, col, start, col), f"{pb.error} ({_lines(pb.block)} not analysed)")
                 )
         good = [pb for pb in parsed if pb.module is not None]
-        facts = self._facts(path, good, report)
-        if facts is None:
+        analysis = self._facts(path, good, report)
+        if analysis is None:
             return report
+        facts = analysis.facts
         modules = [pb.module for pb in good]
         locator = Locator(source, good, modules)
         facts.locator = locator
@@ -99,6 +114,11 @@ class Engine:
         findings = kept
         findings.sort(key=lambda f: (f.span.start_line, f.span.start_col, f.code))
         report.findings = _dedupe(findings)
+        if not self.editor:
+            # The interpreter's scopes and values refer to each other, so they are freed only by a full
+            # collection, and they hold the file's parsed trees: dropped now, the trees go by reference count.
+            # (An editor keeps them: its caches reuse them on the next keystroke.)
+            analysis.release()
         return report
 
     def _fit_caches(self, blocks: int) -> None:
@@ -112,8 +132,8 @@ class Engine:
         if self.block_index.size < 2 * needed:
             self.block_index.size = 2 * needed  # two entries per block
 
-    def _facts(self, path: str, good: list[ParsedBlock], report: Report):
-        """One Facts pass over the parsed blocks. A block too deep for the recursive interpreter (a
+    def _facts(self, path: str, good: list[ParsedBlock], report: Report) -> FileAnalysis | None:
+        """One Facts pass over the parsed blocks (the analysis that ran it, its `facts` filled in). A block too deep for the recursive interpreter (a
         RecursionError) is left out with a note and the pass re-run, deepest block first, so one deep
         expression costs its own block, not the file's findings. Removes left-out blocks from `good`."""
         for _attempt in range(12):
@@ -127,15 +147,8 @@ class Engine:
                                         external_classes=lambda full: self.imported_class(path, full),
                                         hot_text=hot_text, called_names=called, describe_quiet=self.editor,
                                         texts={id(pb.parsed.module): pb.block.text for pb in good})
-                # The interpreter makes many short-lived objects while parsed trees stay alive: full collections
-                # during the pass walked those trees again and again (15% of a batch run). Young collections
-                # still run (cyclic garbage stays bounded); the oldest generation waits for the pass to end.
-                thresholds = gc.get_threshold()
-                gc.set_threshold(thresholds[0], thresholds[1], max(thresholds[2], 1_000))
-                try:
-                    return analysis.run()
-                finally:
-                    gc.set_threshold(*thresholds)
+                analysis.run()
+                return analysis
             except RecursionError:
                 if not good:
                     break

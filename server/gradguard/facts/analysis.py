@@ -12,7 +12,9 @@ Everything the analysis is not sure of is unknown, and unknowns never produce pr
 """
 from __future__ import annotations
 
+import functools
 import re
+import weakref
 
 import libcst as cst
 
@@ -52,11 +54,15 @@ class FileAnalysis:
         self.texts = texts or {}  # id(block module) -> the block's text
         self._def_heads: dict[int, dict] = {}  # id(block module) -> def name -> its `def` line matches
         self._chunks: dict[int, str] = {}  # id(FunctionDef) -> its text
+        self._text_hot: dict[int, bool | None] = {}  # id(FunctionDef) -> what _text_writes said
+        self._called_by: dict[int, set] = {}  # id(FunctionDef) -> the names its text calls
+        self._init_shapes: dict[int, bool] = {}  # id(__init__ FunctionDef) -> whether it shapes layers
         self._instances: dict[int, tuple] = {}  # id(ClassInfo) -> (abstract instance, snapshot, built reporting)
         # quiet_modules: ids of block modules whose text has no in-place write, step() or backward(): they
         # are not run on their own (they cannot produce a problem), but calls from other code still reach them.
         self.quiet_modules = quiet_modules
         self.modules = modules
+        self.scopes = weakref.WeakSet()  # every Scope of the run that is still alive (see `release`)
         self.facts = Facts()
         self.ops = load_op_table()
         self.imports: dict[str, str] = {}
@@ -90,9 +96,9 @@ class FileAnalysis:
                     block_index[key] = entry
             self.top_of.update(entry[1])
         for stmt in statements:
-            if isinstance(stmt, cst.ClassDef):
+            if type(stmt) is cst.ClassDef:
                 self.classes[stmt.name.value] = collect_class(self, stmt)
-            elif isinstance(stmt, cst.FunctionDef):
+            elif type(stmt) is cst.FunctionDef:
                 self.functions[stmt.name.value] = stmt
             self._index_bindings(stmt, stmt)
         for info in self.classes.values():
@@ -121,33 +127,33 @@ class FileAnalysis:
         while stack:
             node = stack.pop()
             for inner in walk_statements([node]):
-                if isinstance(inner, (cst.FunctionDef, cst.ClassDef)):
+                if type(inner) in (cst.FunctionDef, cst.ClassDef):
                     top_of[id(inner)] = top
                     if inner is not node:
                         stack.append(inner)
-                    elif isinstance(inner.body, cst.IndentedBlock):
+                    elif type(inner.body) is cst.IndentedBlock:
                         stack.extend(inner.body.body)
 
     def _index_bindings(self, stmt, top) -> None:
-        if isinstance(stmt, cst.SimpleStatementLine):
+        if type(stmt) is cst.SimpleStatementLine:
             for small in stmt.body:
-                if isinstance(small, cst.Assign):
+                if type(small) is cst.Assign:
                     for target in small.targets:
-                        if isinstance(target.target, cst.Name):
+                        if type(target.target) is cst.Name:
                             self.bindings.setdefault(target.target.value, []).append((small.value, top))
-                elif isinstance(small, (cst.AugAssign, cst.AnnAssign)) and isinstance(small.target, cst.Name):
+                elif type(small) in (cst.AugAssign, cst.AnnAssign) and type(small.target) is cst.Name:
                     self.bindings.setdefault(small.target.value, []).append((None, top))
-        elif isinstance(stmt, (cst.If, cst.Try, cst.With, cst.For, cst.While)):
+        elif type(stmt) in (cst.If, cst.Try, cst.With, cst.For, cst.While):
             for inner in walk_statements([stmt]):
                 if inner is stmt:
                     continue
-                if isinstance(inner, cst.SimpleStatementLine):
+                if type(inner) is cst.SimpleStatementLine:
                     for small in inner.body:
-                        targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else (
-                            [small.target] if isinstance(small, (cst.AugAssign, cst.AnnAssign)) else [])
+                        targets = [t.target for t in small.targets] if type(small) is cst.Assign else (
+                            [small.target] if type(small) in (cst.AugAssign, cst.AnnAssign) else [])
                         for target in targets:
-                            if isinstance(target, cst.Name):
-                                value = small.value if isinstance(small, cst.Assign) and isinstance(stmt, cst.If) \
+                            if type(target) is cst.Name:
+                                value = small.value if type(small) is cst.Assign and type(stmt) is cst.If \
                                     and _is_main_guard(stmt.test) else None
                                 self.bindings.setdefault(target.value, []).append((value, top))
                 elif isinstance(inner, (cst.For,)):
@@ -206,9 +212,9 @@ class FileAnalysis:
             stack = list(children(fn.body)) if text is None or "yield" in text else []
             while stack and not known:
                 node = stack.pop()
-                if isinstance(node, cst.Yield):
+                if type(node) is cst.Yield:
                     known = True
-                elif not isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+                elif not type(node) in (cst.FunctionDef, cst.Lambda, cst.ClassDef):
                     stack.extend(children(node))
             self._generators[id(fn)] = known
         return known
@@ -255,9 +261,9 @@ class FileAnalysis:
             names = set()
             for p in _all_params(fn.params):
                 names.add(p)
-            for stmt in walk_statements(fn.body.body if isinstance(fn.body, cst.IndentedBlock) else []):
+            for stmt in walk_statements(fn.body.body if type(fn.body) is cst.IndentedBlock else []):
                 _assigned_names(stmt, names)
-            if isinstance(fn.body, cst.SimpleStatementSuite):
+            if type(fn.body) is cst.SimpleStatementSuite:
                 for small in fn.body.body:
                     _assigned_names(cst.SimpleStatementLine([small]), names)
             self._locals[id(fn)] = names
@@ -267,10 +273,10 @@ class FileAnalysis:
         names = self._globals.get(id(fn))
         if names is None:
             names = set()
-            for stmt in walk_statements(fn.body.body if isinstance(fn.body, cst.IndentedBlock) else []):
-                if isinstance(stmt, cst.SimpleStatementLine):
+            for stmt in walk_statements(fn.body.body if type(fn.body) is cst.IndentedBlock else []):
+                if type(stmt) is cst.SimpleStatementLine:
                     for small in stmt.body:
-                        if isinstance(small, (cst.Global, cst.Nonlocal)):
+                        if type(small) in (cst.Global, cst.Nonlocal):
                             names.update(n.name.value for n in small.names)
             self._globals[id(fn)] = names
         return names
@@ -279,7 +285,7 @@ class FileAnalysis:
         from .calls import GRAD_CONTEXTS
 
         for deco in fn.decorators:
-            target = deco.decorator.func if isinstance(deco.decorator, cst.Call) else deco.decorator
+            target = deco.decorator.func if type(deco.decorator) is cst.Call else deco.decorator
             q = self.resolve_dotted(target)
             if q in GRAD_CONTEXTS:
                 return GRAD_CONTEXTS[q]
@@ -294,13 +300,13 @@ class FileAnalysis:
         """The `@torch.inference_mode()` decorator of `fn` (its tensors are inference tensors), or None."""
         for deco in fn.decorators:
             call = deco.decorator
-            target = call.func if isinstance(call, cst.Call) else call
+            target = call.func if type(call) is cst.Call else call
             q = self.resolve_dotted(target) or ""
             if "inference_mode" not in q:
                 continue
-            if isinstance(call, cst.Call) and call.args:
+            if type(call) is cst.Call and call.args:
                 flag = call.args[0].value
-                if not (isinstance(flag, cst.Name) and flag.value == "True"):
+                if not (type(flag) is cst.Name and flag.value == "True"):
                     return None  # `inference_mode(False)` or a flag we cannot read
             return call
         return None
@@ -323,7 +329,7 @@ class FileAnalysis:
         for module in self.modules:
             if id(module) in self.quiet_modules:
                 continue
-            if not any(isinstance(stmt, (cst.FunctionDef, cst.ClassDef)) for stmt in module.body):
+            if not any(type(stmt) in (cst.FunctionDef, cst.ClassDef) for stmt in module.body):
                 continue
             # A def/class block run on its own depends on its text, the file's imports, and the blocks it read
             # (functions it called, classes it built, module-level bindings): cached on all of them.
@@ -349,19 +355,18 @@ class FileAnalysis:
                                    if p.detail.get("escape_of", "") not in self.called_names or not p.detail.get("escape_of")]
         return file_facts
 
-    def quiet_run(self, quiet: bool):
+    def release(self) -> None:
+        """Forget everything but `facts`: the scopes' environments and this analysis's indexes of the parsed
+        trees. For a caller done with the run (a batch check, after its rules)."""
+        for scope in list(self.scopes):
+            scope.__dict__.clear()
+        facts = self.facts
+        self.__dict__.clear()
+        self.facts = facts
+
+    def quiet_run(self, quiet: bool) -> "_QuietRun":
         """While set, problems found are not reported (a run made only to describe names)."""
-        analysis = self
-
-        class _Quiet:
-            def __enter__(self):
-                self.saved, analysis.silent = analysis.silent, analysis.silent or quiet
-
-            def __exit__(self, *exc):
-                analysis.silent = self.saved
-                return False
-
-        return _Quiet()
+        return _QuietRun(self, quiet)
 
     def _context_signature(self) -> tuple:
         externals = tuple(sorted((c.name, c.is_module, c.param_layers, c.unknown_children, tuple(sorted(c.attrs)))
@@ -389,15 +394,15 @@ class FileAnalysis:
         helper that writes: what can go wrong happens in code it calls, with the tensors it passes."""
         top = self.top_of.get(id(fn))
         info = None
-        if isinstance(top, cst.ClassDef):
+        if type(top) is cst.ClassDef:
             info = self.classes.get(top.name.value)
             if info is not None and info.node is not top:
                 info = None
         chunk = self._chunks.get(id(fn), "")
-        called = set(_CALLED.findall(chunk)) if chunk else None
+        called = self._called_in_text(fn, chunk) if chunk else None
         if info is not None:
             init = info.methods.get("__init__")
-            if init is not None and init is not fn and "self." in chunk and self._shapes_layers(init, set()):
+            if init is not None and init is not fn and "self." in chunk and self._init_shapes_layers(init):
                 return True  # its layers may be in place (or frozen, or built under inference_mode) by `__init__`
             for name, method in info.methods.items():
                 if method is not fn and (called is None or name in called) and self.function_writes(method):
@@ -406,6 +411,13 @@ class FileAnalysis:
             if other is not fn and called is not None and name in called and self.function_writes(other):
                 return True
         return False
+
+    def _init_shapes_layers(self, init: cst.FunctionDef) -> bool:
+        """`_shapes_layers` of a class's `__init__`, remembered: each method of the class asks it."""
+        known = self._init_shapes.get(id(init))
+        if known is None:
+            known = self._init_shapes[id(init)] = self._shapes_layers(init, set())
+        return known
 
     def _shapes_layers(self, fn: cst.FunctionDef, seen: set) -> bool:
         """Whether `fn` (an `__init__`), or same-file code it calls, may build layers whose behaviour decides
@@ -420,7 +432,7 @@ class FileAnalysis:
             return self.function_writes(fn)  # its text cannot be cut out: the tree walk decides, as before
         if _SHAPES_LAYERS.search(chunk):
             return True
-        for name in set(_CALLED.findall(chunk)):
+        for name in self._called_in_text(fn, chunk):
             other = self.functions.get(name)
             if other is None and name in self.classes and not self.classes[name].external:
                 other = self.classes[name].methods.get("__init__")
@@ -428,9 +440,22 @@ class FileAnalysis:
                 return True
         return False
 
+    def _called_in_text(self, fn: cst.FunctionDef, chunk: str) -> set:
+        """The names `fn`'s text calls (`helper(`, `.forward(`), remembered per function."""
+        called = self._called_by.get(id(fn))
+        if called is None:
+            called = self._called_by[id(fn)] = set(_CALLED.findall(chunk))
+        return called
+
     def _text_writes(self, fn: cst.FunctionDef) -> bool | None:
         """The same question asked of the function's text in its block (a regex, much cheaper than walking its
-        tree); None when the text cannot be cut out unambiguously."""
+        tree); None when the text cannot be cut out unambiguously. Remembered per function."""
+        known = self._text_hot.get(id(fn), _UNSET)
+        if known is _UNSET:
+            known = self._text_hot[id(fn)] = self._cut_text(fn)
+        return known
+
+    def _cut_text(self, fn: cst.FunctionDef) -> bool | None:
         top = self.top_of.get(id(fn))
         module = self.module_of.get(id(top)) if top is not None else None
         text = self.texts.get(id(module)) if module is not None else None
@@ -446,13 +471,14 @@ class FileAnalysis:
             return None
         head = heads[0]
         indent = len(head.group(1))
-        end = re.compile(r"^[ \t]{0,%d}(?=[A-Za-z_@])" % indent, re.M).search(text, text.find("\n", head.end()) + 1)
-        chunk = text[head.start():end.start() if end is not None and end.start() > head.end() else len(text)]
+        newline = text.find("\n", head.end())
+        end = _def_end(indent).search(text, newline) if newline >= 0 else None  # the first line back at its indent
+        chunk = text[head.start():end.start() + 1 if end is not None else len(text)]
         self._chunks[id(fn)] = chunk
         return bool(FUNCTION_HINT.search(chunk))
 
     def _run_definitions(self, stmt: cst.CSTNode, class_info: ClassInfo | None, top: cst.CSTNode) -> None:
-        if isinstance(stmt, cst.FunctionDef):
+        if type(stmt) is cst.FunctionDef:
             quiet = not self.function_writes(stmt)
             if quiet and not self.describe_quiet:
                 pass  # nothing to find on its own; calls from code that runs still interpret it
@@ -462,18 +488,18 @@ class FileAnalysis:
             else:
                 with self.quiet_run(quiet):
                     self._run_function(stmt, class_info, top)
-            for inner in walk_statements(stmt.body.body if isinstance(stmt.body, cst.IndentedBlock) else []):
-                if inner is not stmt and isinstance(inner, (cst.FunctionDef, cst.ClassDef)):
+            for inner in walk_statements(stmt.body.body if type(stmt.body) is cst.IndentedBlock else []):
+                if inner is not stmt and type(inner) in (cst.FunctionDef, cst.ClassDef):
                     self._run_definitions(inner, None, top)
-        elif isinstance(stmt, cst.ClassDef):
+        elif type(stmt) is cst.ClassDef:
             info = self.classes.get(stmt.name.value)
             if info is not None and info.node is not stmt:
                 info = None
-            for inner in stmt.body.body if isinstance(stmt.body, cst.IndentedBlock) else ():
+            for inner in stmt.body.body if type(stmt.body) is cst.IndentedBlock else ():
                 self._run_definitions(inner, info, top)
-        elif isinstance(stmt, cst.BaseCompoundStatement) and not isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+        elif isinstance(stmt, cst.BaseCompoundStatement) and not type(stmt) in (cst.FunctionDef, cst.ClassDef):
             for inner in walk_statements([stmt]):
-                if inner is not stmt and isinstance(inner, (cst.FunctionDef, cst.ClassDef)):
+                if inner is not stmt and type(inner) in (cst.FunctionDef, cst.ClassDef):
                     self._run_definitions(inner, None, top)
 
     def _run_function(self, fn: cst.FunctionDef, class_info: ClassInfo | None, top) -> None:
@@ -566,6 +592,36 @@ def _restore(snapshot: list) -> None:
 _CALLED = re.compile(r"\b([A-Za-z_]\w*)\s*\(")
 # What in an `__init__` changes how its layers behave in `forward` (see FileAnalysis._shapes_layers).
 _SHAPES_LAYERS = re.compile(r"inplace|requires_grad|inference_mode|register_\w*hook")
+_UNSET = object()
+
+
+class _QuietRun:
+    """The context of `FileAnalysis.quiet_run`. A module-level class: a class made per call is cyclic garbage, and
+    its closure held the analysis and every parsed tree of the file until the next full collection."""
+
+    __slots__ = ("analysis", "quiet", "saved")
+
+    def __init__(self, analysis: "FileAnalysis", quiet: bool):
+        self.analysis = analysis
+        self.quiet = quiet
+
+    def __enter__(self):
+        self.saved = self.analysis.silent
+        self.analysis.silent = self.saved or self.quiet
+
+    def __exit__(self, *exc):
+        self.analysis.silent = self.saved
+        return False
+
+
+@functools.lru_cache(maxsize=None)
+def _def_end(indent: int) -> re.Pattern:
+    """The end of a def indented `indent` deep: a line at that indent or less starting code. It starts with the
+    newline before that line: a literal first character lets the regex engine skip ahead (a `^` in multiline
+    mode was tried at every character)."""
+    return re.compile(r"\n[ \t]{0,%d}(?=[A-Za-z_@])" % indent)
+
+
 _DEF_HEAD = re.compile(r"^([ \t]*)(?:async[ \t]+)?def[ \t]+(\w+)", re.M)
 # The text form of `_writes_in` (the engine's block WRITE_HINT, plus autograd.grad and in-place-by-position layers).
 FUNCTION_HINT = re.compile(r"[A-Za-z0-9]_\s*\(|[-+*/@%&|^]=|<<=|>>=|retain_graph|create_graph|\bstep\s*\(|\]\s*=[^=]|\bout\s*=|inplace|\.step\(|backward|\.data\b"
@@ -627,13 +683,13 @@ _INPLACE_BY_POSITION = frozenset({"ReLU", "ReLU6", "LeakyReLU", "ELU", "SELU", "
 
 
 def _is_main_guard(test) -> bool:
-    return isinstance(test, cst.Comparison) and any(isinstance(n, cst.Name) and n.value == "__name__"
+    return type(test) is cst.Comparison and any(type(n) is cst.Name and n.value == "__name__"
                                                      for n in (test.left,))
 
 
 def _all_params(params: cst.Parameters) -> list[str]:
     out = [p.name.value for p in list(params.posonly_params) + list(params.params) + list(params.kwonly_params)]
-    if isinstance(params.star_arg, cst.Param):
+    if type(params.star_arg) is cst.Param:
         out.append(params.star_arg.name.value)
     if params.star_kwarg is not None:
         out.append(params.star_kwarg.name.value)
@@ -641,39 +697,39 @@ def _all_params(params: cst.Parameters) -> list[str]:
 
 
 def _target_names(target) -> list[str]:
-    if isinstance(target, cst.Name):
+    if type(target) is cst.Name:
         return [target.value]
-    if isinstance(target, (cst.Tuple, cst.List)):
+    if type(target) in (cst.Tuple, cst.List):
         return [n for e in target.elements for n in _target_names(e.value)]
-    if isinstance(target, cst.StarredElement):
+    if type(target) is cst.StarredElement:
         return _target_names(target.value)
     return []
 
 
 def _assigned_names(stmt, names: set) -> None:
-    if isinstance(stmt, cst.SimpleStatementLine):
+    if type(stmt) is cst.SimpleStatementLine:
         for small in stmt.body:
-            if isinstance(small, cst.Assign):
+            if type(small) is cst.Assign:
                 for t in small.targets:
                     names.update(_target_names(t.target))
-            elif isinstance(small, (cst.AugAssign, cst.AnnAssign)):
+            elif type(small) in (cst.AugAssign, cst.AnnAssign):
                 names.update(_target_names(small.target))
-            elif isinstance(small, (cst.Import, cst.ImportFrom)):
-                if isinstance(small, cst.Import) or not isinstance(small.names, cst.ImportStar):
+            elif type(small) in (cst.Import, cst.ImportFrom):
+                if type(small) is cst.Import or not type(small.names) is cst.ImportStar:
                     for alias in small.names:
-                        if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                        if alias.asname is not None and type(alias.asname.name) is cst.Name:
                             names.add(alias.asname.name.value)
                         else:
                             names.add((dotted(alias.name) or "").split(".")[0])
-    elif isinstance(stmt, cst.For):
+    elif type(stmt) is cst.For:
         names.update(_target_names(stmt.target))
-    elif isinstance(stmt, cst.With):
+    elif type(stmt) is cst.With:
         for item in stmt.items:
             if item.asname is not None:
                 names.update(_target_names(item.asname.name))
-    elif isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+    elif type(stmt) in (cst.FunctionDef, cst.ClassDef):
         names.add(stmt.name.value)
-    elif isinstance(stmt, cst.Try):
+    elif type(stmt) is cst.Try:
         for handler in stmt.handlers:
-            if handler.name is not None and isinstance(handler.name.name, cst.Name):
+            if handler.name is not None and type(handler.name.name) is cst.Name:
                 names.add(handler.name.name.value)

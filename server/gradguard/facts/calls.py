@@ -98,14 +98,14 @@ class CallsMixin:
     # ---- dispatch -------------------------------------------------------
     def eval_Call(self, node: cst.Call):
         func = node.func
-        if isinstance(func, cst.Attribute):
+        if type(func) is cst.Attribute:
             if not self._bound_head(func):
                 q = self.a.resolve_dotted(func)
                 if q is not None:
                     return self.eval_qualified_call(q, node)
             receiver = self.eval(func.value)
             return self.eval_method(receiver, func.attr.value, node)
-        if isinstance(func, cst.Name):
+        if type(func) is cst.Name:
             name = func.value
             if name in BUILTINS and name not in self.a.imports and self.lookup(name) is None:
                 return self.eval_builtin(name, node)
@@ -186,7 +186,7 @@ class CallsMixin:
             return None
         self.a.calls += 1
         grad = self.grad
-        if isinstance(target, cst.FunctionDef):
+        if type(target) is cst.FunctionDef:
             grad = self.a.decorated_grad_mode(target) or grad
             if fn.kind == "staticmethod":
                 bound = None
@@ -195,13 +195,13 @@ class CallsMixin:
         child.note_locals(target)
         child.call_site = (node, self.top)
         child.call_args = flat_tensors(list(positional) + [v[0] if isinstance(v, tuple) else v for v in keywords.values()])
-        if isinstance(target, cst.FunctionDef):
+        if type(target) is cst.FunctionDef:
             decorator = self.a.decorated_inference(target)
             if decorator is not None:
                 child.inference = decorator
         child.bind_arguments(target.params, positional, keywords, bound)
         saved_stmt = self.stmt
-        if isinstance(target, cst.Lambda):
+        if type(target) is cst.Lambda:
             child.stmt = self.stmt
             child.returns.append(child.eval(target.body))
         else:
@@ -210,7 +210,7 @@ class CallsMixin:
         return child.return_value(target)
 
     def run_suite(self, suite) -> None:
-        if isinstance(suite, cst.SimpleStatementSuite):
+        if type(suite) is cst.SimpleStatementSuite:
             for small in suite.body:
                 self.stmt = suite
                 self.run_small(small, suite)
@@ -218,7 +218,7 @@ class CallsMixin:
             self.run_body(suite.body)
 
     def return_value(self, target):
-        if isinstance(target, cst.FunctionDef) and self.a.is_generator(target):
+        if type(target) is cst.FunctionDef and self.a.is_generator(target):
             # the body ran eagerly at the call; iterating the generator visits what it yielded, item by item (a
             # loop inside it ran as many passes as the interpreter gave it: the items stand for that many)
             if 0 < len(self.yields) <= self.a.max_unroll:
@@ -261,7 +261,7 @@ class CallsMixin:
             else:
                 self.params.add(name)
         star = params.star_arg
-        if isinstance(star, cst.Param):
+        if type(star) is cst.Param:
             rest = positional[i:]
             known = not unknown_rest and _UNKNOWN_REST not in rest
             self.env[star.name.value] = Seq(list(rest) if known else None, path=self.path)
@@ -741,7 +741,7 @@ class CallsMixin:
             self.args_of(node)
             return None
         if not isinstance(receiver, Tensor):
-            if isinstance(node.func, cst.Attribute) and isinstance(node.func.value, cst.Name):
+            if type(node.func) is cst.Attribute and type(node.func.value) is cst.Name:
                 param = None
                 if name in _TENSOR_ONLY_METHODS or (name.endswith("_") and name[:-1] in _TENSOR_ONLY_METHODS):
                     param = self.materialize_param(node.func.value)

@@ -61,16 +61,16 @@ def collect_class(analysis, node: cst.ClassDef) -> ClassInfo:
             info.is_lightning = info.is_lightning or other.is_lightning
             info.torch_base = info.torch_base or other.torch_base
     for item in node.body.body:
-        if isinstance(item, cst.FunctionDef):
+        if type(item) is cst.FunctionDef:
             info.methods[item.name.value] = item
     init = info.methods.get("__init__")
     if init is not None:
         for stmt in walk_statements(init.body.body):
-            if isinstance(stmt, cst.SimpleStatementLine):
+            if type(stmt) is cst.SimpleStatementLine:
                 for small in stmt.body:
-                    if isinstance(small, cst.Assign) and len(small.targets) == 1:
+                    if type(small) is cst.Assign and len(small.targets) == 1:
                         target = small.targets[0].target
-                        if (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name)
+                        if (type(target) is cst.Attribute and type(target.value) is cst.Name
                                 and target.value.value == "self"):
                             info.attrs[target.attr.value] = small.value
     return info
@@ -85,7 +85,7 @@ def summarise_layers(analysis, info: ClassInfo) -> None:
 
 
 def _count_layers(analysis, expr, info: ClassInfo) -> None:
-    q = analysis.callee_qualname(expr) if isinstance(expr, cst.Call) else None
+    q = analysis.callee_qualname(expr) if type(expr) is cst.Call else None
     if q is None:
         return
     if q == "torch.nn.Parameter":
@@ -96,9 +96,9 @@ def _count_layers(analysis, expr, info: ClassInfo) -> None:
         info.param_layers += 1 if row.params else 0
     elif q in ("torch.nn.Sequential", "torch.nn.ModuleList"):
         for arg in expr.args:
-            if isinstance(arg.value, cst.Call):
+            if type(arg.value) is cst.Call:
                 _count_layers(analysis, arg.value, info)
-            elif isinstance(arg.value, (cst.List, cst.Tuple)):
+            elif type(arg.value) in (cst.List, cst.Tuple):
                 for element in arg.value.elements:
                     _count_layers(analysis, element.value, info)
             else:
@@ -136,21 +136,27 @@ def find_method(analysis, info: ClassInfo, name: str, after: ClassInfo | None = 
     return None, None
 
 
+# (type checks by identity: libcst's node classes are ABCs, and a failing isinstance against one is slow)
+_SUITES = frozenset({cst.IndentedBlock, cst.SimpleStatementSuite})
+_NOT_ENTERED = frozenset({cst.FunctionDef, cst.ClassDef})  # nested scopes
+
+
 def walk_statements(stmts):
     """Statements, recursing into compound statements (not into nested defs/classes)."""
     for stmt in stmts:
         yield stmt
-        if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+        kind = type(stmt)
+        if kind in _NOT_ENTERED:
             continue
         body = getattr(stmt, "body", None)
-        if isinstance(body, cst.BaseSuite) and hasattr(body, "body"):
+        if type(body) in _SUITES:
             yield from walk_statements(body.body)
         orelse = getattr(stmt, "orelse", None)
         while orelse is not None:
             inner = getattr(orelse, "body", None)
-            if isinstance(inner, cst.BaseSuite):
+            if type(inner) in _SUITES:
                 yield from walk_statements(inner.body)
-                orelse = getattr(orelse, "orelse", None) if isinstance(orelse, cst.If) else None
+                orelse = getattr(orelse, "orelse", None) if type(orelse) is cst.If else None
             else:
                 break
         for handler in getattr(stmt, "handlers", ()):

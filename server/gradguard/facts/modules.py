@@ -327,7 +327,7 @@ class ModulesMixin:
     def call_children(self, m: Module, args, node):
         value = args[0] if args else None
         for child in m.children or []:
-            if isinstance(child.ctor, cst.Call) and child.top is not None and child.cls is None:
+            if type(child.ctor) is cst.Call and child.top is not None and child.cls is None:
                 # a torch layer inside a container: its saves and in-place writes are located at the line that
                 # built it (`nn.Dropout(inplace=True)` in the Sequential), which is what the user changes
                 saved = self.top, self.layer_site, self.layer_call_site
@@ -428,7 +428,7 @@ def _param_attrs():
 def _set_to_none_false(node: cst.Call) -> bool:
     for arg in node.args:
         if arg.keyword is not None and arg.keyword.value == "set_to_none":
-            return isinstance(arg.value, cst.Name) and arg.value.value == "False"
+            return type(arg.value) is cst.Name and arg.value.value == "False"
     if node.args and node.args[0].keyword is None:
         return isinstance(node.args[0].value, cst.Name) and node.args[0].value.value == "False"
     return False

@@ -6,9 +6,10 @@ import libcst as cst
 
 def dotted(expr: cst.BaseExpression) -> str | None:
     """`a.b.c` as a string, or None when the expression is not a plain dotted name."""
-    if isinstance(expr, cst.Name):
+    kind = type(expr)  # identity, not isinstance: libcst's node classes are ABCs (slow when the check fails)
+    if kind is cst.Name:
         return expr.value
-    if isinstance(expr, cst.Attribute):
+    if kind is cst.Attribute:
         left = dotted(expr.value)
         return None if left is None else f"{left}.{expr.attr.value}"
     return None
@@ -17,10 +18,10 @@ def dotted(expr: cst.BaseExpression) -> str | None:
 def collect_imports(statements, imports: dict[str, str]) -> None:
     """Add `import`/`from ... import` bindings found in `statements` (not nested scopes)."""
     for stmt in statements:
-        if isinstance(stmt, cst.SimpleStatementLine):
+        if type(stmt) is cst.SimpleStatementLine:
             for small in stmt.body:
                 _add_import(small, imports)
-        elif isinstance(stmt, (cst.If, cst.Try)):
+        elif type(stmt) in (cst.If, cst.Try):
             # `try: import x except ImportError: ...` and `if TYPE_CHECKING:` blocks
             collect_imports(stmt.body.body, imports)
             for handler in getattr(stmt, "handlers", ()):
@@ -31,21 +32,21 @@ def collect_imports(statements, imports: dict[str, str]) -> None:
 
 
 def _add_import(small: cst.BaseSmallStatement, imports: dict[str, str]) -> None:
-    if isinstance(small, cst.Import):
+    if type(small) is cst.Import:
         for alias in small.names:
             full = dotted(alias.name)
             if full is None:
                 continue
-            if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+            if alias.asname is not None and type(alias.asname.name) is cst.Name:
                 imports[alias.asname.name.value] = full
             else:
                 head = full.split(".")[0]
                 imports[head] = head
-    elif isinstance(small, cst.ImportFrom):
+    elif type(small) is cst.ImportFrom:
         # `from .models.gen import Gen` is kept as `.models.gen.Gen` (Engine.import_candidates resolves the dots)
         dots = "." * len(small.relative)
         module = dotted(small.module) if small.module is not None else ""
-        if module is None or (not module and not dots) or isinstance(small.names, cst.ImportStar):
+        if module is None or (not module and not dots) or type(small.names) is cst.ImportStar:
             return
         module = dots + module
         for alias in small.names:
@@ -53,7 +54,7 @@ def _add_import(small: cst.BaseSmallStatement, imports: dict[str, str]) -> None:
             if name is None:
                 continue
             local = name
-            if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+            if alias.asname is not None and type(alias.asname.name) is cst.Name:
                 local = alias.asname.name.value
             imports[local] = f"{module}{'' if module.endswith('.') else '.'}{name}"
 

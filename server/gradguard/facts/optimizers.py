@@ -69,8 +69,8 @@ class OptimizersMixin:
         return groups
 
     def optimizer_step(self, opt: Optimizer, node: cst.Call) -> None:
-        opt_name = dotted(node.func.value) if isinstance(node.func, cst.Attribute) else ""
-        if isinstance(node.func, cst.Attribute) and not opt_name and isinstance(node.func.value, cst.Call):
+        opt_name = dotted(node.func.value) if type(node.func) is cst.Attribute else ""
+        if type(node.func) is cst.Attribute and not opt_name and type(node.func.value) is cst.Call:
             opt_name = ""
         for group in self._optimizer_groups(opt):
             if isinstance(group, Module):

@@ -83,6 +83,7 @@ class Scope(ExpressionsMixin, CallsMixin, TensorOpsMixin, ModulesMixin, Optimize
     def __init__(self, analysis, kind: str, grad: str, function: cst.CSTNode | None = None, class_info=None,
                  parent: "Scope | None" = None, enclosing: "Scope | None" = None, self_value=None, top=None):
         self.a = analysis
+        analysis.scopes.add(self)
         self.serial = next(_SCOPE_SERIALS)  # never reused (ids of finished scopes are)
         self.facts = analysis.facts
         self.ops = analysis.ops
@@ -186,7 +187,7 @@ class Scope(ExpressionsMixin, CallsMixin, TensorOpsMixin, ModulesMixin, Optimize
 
     def note_locals(self, fn) -> None:
         """Names a function assigns are its locals (Python's rule); other names are read from the module."""
-        if isinstance(fn, cst.Lambda):
+        if type(fn) is cst.Lambda:
             return
         self.local_names = self.a.local_names_of(fn)
         self.global_names = self.a.global_decls_of(fn)
@@ -250,24 +251,24 @@ class Scope(ExpressionsMixin, CallsMixin, TensorOpsMixin, ModulesMixin, Optimize
     def run_stmt(self, stmt: cst.CSTNode) -> None:
         if not self.step():
             return
-        if isinstance(stmt, cst.SimpleStatementLine):
+        if type(stmt) is cst.SimpleStatementLine:
             for small in stmt.body:
                 self.stmt = stmt
                 self.run_small(small, stmt)
-        elif isinstance(stmt, (cst.For, cst.While)):
+        elif type(stmt) in (cst.For, cst.While):
             self.run_loop(stmt)
-        elif isinstance(stmt, cst.If):
+        elif type(stmt) is cst.If:
             self.run_if(stmt)
-        elif isinstance(stmt, cst.With):
+        elif type(stmt) is cst.With:
             self.run_with(stmt)
-        elif isinstance(stmt, cst.Try):
+        elif type(stmt) is cst.Try:
             self.run_try(stmt)
-        elif isinstance(stmt, cst.FunctionDef):
+        elif type(stmt) is cst.FunctionDef:
             self.env[stmt.name.value] = self.a.function_value(stmt, enclosing=self if self.kind != "module" else None,
                                                               top=self.top)
-        elif isinstance(stmt, cst.ClassDef):
+        elif type(stmt) is cst.ClassDef:
             self.env[stmt.name.value] = self.a.class_value(stmt.name.value)
-        elif isinstance(stmt, cst.Match):
+        elif type(stmt) is cst.Match:
             self.eval(stmt.subject)
             before = dict(self.env)
             arms = []
@@ -282,38 +283,38 @@ class Scope(ExpressionsMixin, CallsMixin, TensorOpsMixin, ModulesMixin, Optimize
             self.env = self.join_envs(before, arms)
 
     def run_small(self, small: cst.BaseSmallStatement, stmt) -> None:
-        if isinstance(small, cst.Assign):
+        if type(small) is cst.Assign:
             value = self.eval(small.value)
             for target in small.targets:
                 self.assign(target.target, value, small.value, stmt)
-        elif isinstance(small, cst.AnnAssign):
+        elif type(small) is cst.AnnAssign:
             if small.value is not None:
                 value = self.eval(small.value)
                 self.assign(small.target, value, small.value, stmt)
-        elif isinstance(small, cst.AugAssign):
+        elif type(small) is cst.AugAssign:
             self.run_augassign(small, stmt)
-        elif isinstance(small, cst.Expr):
+        elif type(small) is cst.Expr:
             value = self.eval(small.value)
-            if isinstance(small.value, cst.Call):
+            if type(small.value) is cst.Call:
                 q = self.a.callee_qualname(small.value) if not self._bound_head(small.value.func) else None
                 if q in ("torch.set_grad_enabled", "torch.autograd.set_grad_enabled"):
                     marker_mode = getattr(value, "mode", None)
                     if marker_mode is not None:
                         self.grad = marker_mode  # `torch.set_grad_enabled(False)` as a statement switches the mode
-        elif isinstance(small, cst.Return):
+        elif type(small) is cst.Return:
             value = self.eval(small.value) if small.value is not None else Literal(None)
             self.returns.append(value)
             self.escape(value, small)
             if self.kind == "function" and self.path == self.base_path:
                 self.returned = True
-        elif isinstance(small, cst.Del):
-            targets = [e.value for e in small.target.elements] if isinstance(small.target, cst.Tuple) else [small.target]
+        elif type(small) is cst.Del:
+            targets = [e.value for e in small.target.elements] if type(small.target) is cst.Tuple else [small.target]
             for target in targets:
-                if isinstance(target, cst.Subscript):
+                if type(target) is cst.Subscript:
                     self._del_item(target)
             for target in _names_in(small.target):
                 self.env.pop(target, None)
-        elif isinstance(small, (cst.Global, cst.Nonlocal)):
+        elif type(small) in (cst.Global, cst.Nonlocal):
             for n in small.names:
                 self.params.discard(n.name.value)
 
@@ -331,8 +332,8 @@ class Scope(ExpressionsMixin, CallsMixin, TensorOpsMixin, ModulesMixin, Optimize
 
     # ---- loops ----------------------------------------------------------
     def run_loop(self, stmt) -> None:
-        iterable = self.iterated(self.eval(stmt.iter), stmt.iter) if isinstance(stmt, cst.For) else None
-        items = self.iteration_items(iterable) if isinstance(stmt, cst.For) else None
+        iterable = self.iterated(self.eval(stmt.iter), stmt.iter) if type(stmt) is cst.For else None
+        items = self.iteration_items(iterable) if type(stmt) is cst.For else None
         passes = self._loop_passes(stmt, items)
         saved_path = self.path
         start_seq = self.new_seq()
@@ -343,7 +344,7 @@ class Scope(ExpressionsMixin, CallsMixin, TensorOpsMixin, ModulesMixin, Optimize
             self.loops.append(frame)
             if iteration > 0:
                 self._note_carries(stmt)
-            if isinstance(stmt, cst.For):
+            if type(stmt) is cst.For:
                 element = items[iteration] if items is not None else self.element_of(iterable, stmt.iter)
                 if items is None:
                     frame.element_saves = frozenset().union(*(t.history for t in flat_tensors([element])))
@@ -437,7 +438,7 @@ class Scope(ExpressionsMixin, CallsMixin, TensorOpsMixin, ModulesMixin, Optimize
     def _run_orelse(self, orelse) -> None:
         if orelse is None:
             return
-        if isinstance(orelse, cst.If):
+        if type(orelse) is cst.If:
             self.run_if(orelse)
         else:
             self.run_body(orelse.body.body)
@@ -487,7 +488,7 @@ class Scope(ExpressionsMixin, CallsMixin, TensorOpsMixin, ModulesMixin, Optimize
 
     # ---- assignment -----------------------------------------------------
     def assign(self, target: cst.BaseExpression, value, value_node, stmt) -> None:
-        if isinstance(target, cst.Name):
+        if type(target) is cst.Name:
             name = target.value
             if name in self.global_names and self.globals_scope is not None and self.globals_scope is not self:
                 self.globals_scope.env[name] = value
@@ -498,14 +499,14 @@ class Scope(ExpressionsMixin, CallsMixin, TensorOpsMixin, ModulesMixin, Optimize
             if isinstance(value, (Tensor, Module, Instance)) and not value.name:
                 value.name = name
             self.note_assignment((self.serial, name), name, stmt, value_node)
-        elif isinstance(target, (cst.Tuple, cst.List)):
+        elif type(target) in (cst.Tuple, cst.List):
             elements = [e.value for e in target.elements]
             items = None
             if isinstance(value, Seq):
                 items = value.items if value.items is not None else [value.element] * len(elements)
-            starred = next((i for i, e in enumerate(target.elements) if isinstance(e, cst.StarredElement)), None)
+            starred = next((i for i, e in enumerate(target.elements) if type(e) is cst.StarredElement), None)
             for i, element in enumerate(target.elements):
-                if isinstance(element, cst.StarredElement):
+                if type(element) is cst.StarredElement:
                     self.assign(element.value, None, value_node, stmt)
                     continue
                 if items is None:
@@ -516,7 +517,7 @@ class Scope(ExpressionsMixin, CallsMixin, TensorOpsMixin, ModulesMixin, Optimize
                 else:
                     item = items[i] if i < len(items) else None
                 self.assign(element.value, item, value_node, stmt)
-        elif isinstance(target, cst.Attribute):
+        elif type(target) is cst.Attribute:
             owner = self.eval(target.value)
             attr = target.attr.value
             if isinstance(owner, (Module, Instance)):
@@ -526,7 +527,7 @@ class Scope(ExpressionsMixin, CallsMixin, TensorOpsMixin, ModulesMixin, Optimize
                     self.set_requires_grad(owner, value)
                 elif attr == "data":
                     pass  # `x.data = y` rebinds the storage: no version bump, no write through a counter
-        elif isinstance(target, cst.Subscript):
+        elif type(target) is cst.Subscript:
             base = self.eval(target.value)
             self.eval_slices(target)
             if isinstance(base, Tensor):
@@ -563,13 +564,13 @@ class Scope(ExpressionsMixin, CallsMixin, TensorOpsMixin, ModulesMixin, Optimize
     def run_augassign(self, small: cst.AugAssign, stmt) -> None:
         target_value = self.eval(small.target)
         # the container of `xs[i] += v`, read again only when reading has no effect (a name, an attribute)
-        base = self.eval(small.target.value) if isinstance(small.target, cst.Subscript) \
-            and isinstance(small.target.value, (cst.Name, cst.Attribute)) else None
+        base = self.eval(small.target.value) if type(small.target) is cst.Subscript \
+            and type(small.target.value) in (cst.Name, cst.Attribute) else None
         if isinstance(base, Seq):
             self.facts.list_item_targets.add(id(small.target))  # the fix may re-bind the item (fixes.out_of_place)
         value = self.eval(small.value)
         op = small.operator.__class__.__name__
-        if target_value is None and isinstance(small.target, cst.Name) and small.target.value in self.params:
+        if target_value is None and type(small.target) is cst.Name and small.target.value in self.params:
             if isinstance(value, Tensor) or self._proves_tensor(small.target.value):
                 target_value = self.materialize_param(small.target)
         if isinstance(target_value, Tensor) and isinstance(base, Tensor) and target_value.origin is small.target \
@@ -591,7 +592,7 @@ class Scope(ExpressionsMixin, CallsMixin, TensorOpsMixin, ModulesMixin, Optimize
                                      origin=small, created_by="an augmented assignment", history=value.history)
         elif isinstance(target_value, Literal) and isinstance(value, Literal):
             result = self.literal_binop(target_value, value, op.replace("Assign", ""))
-        if isinstance(small.target, cst.Name):
+        if type(small.target) is cst.Name:
             self.env[small.target.value] = result
             self.params.discard(small.target.value)
 
@@ -612,17 +613,17 @@ def _attrs_of(obj) -> dict:
 
 
 def _display(expr) -> str:
-    if isinstance(expr, cst.Name):
+    if type(expr) is cst.Name:
         return expr.value
-    if isinstance(expr, cst.Attribute):
+    if type(expr) is cst.Attribute:
         return f"{_display(expr.value)}.{expr.attr.value}"
     return "…"
 
 
 def _names_in(expr) -> list[str]:
-    if isinstance(expr, cst.Name):
+    if type(expr) is cst.Name:
         return [expr.value]
-    if isinstance(expr, (cst.Tuple, cst.List)):
+    if type(expr) in (cst.Tuple, cst.List):
         return [n for e in expr.elements for n in _names_in(e.value)]
     return []
 

@@ -119,9 +119,9 @@ class TensorOpsMixin:
             tensors = flat_tensors(args)  # torch.cat / torch.stack of a list of tensors
         if not tensors:
             # a function parameter used as an operand becomes a tensor of unknown requires_grad
-            if isinstance(node, cst.Call):
+            if type(node) is cst.Call:
                 for arg in node.args:
-                    if isinstance(arg.value, cst.Name):
+                    if type(arg.value) is cst.Name:
                         p = self.materialize_param(arg.value)
                         if p is not None:
                             tensors.append(p)
@@ -249,15 +249,15 @@ class TensorOpsMixin:
         """`w[:] = v`, `w[...] = v`, `w[mask] = v`, `w[idx] = v` write the leaf itself (torch: "a leaf Variable");
         `w[0] = v`, `w[:, 1] = v`, `w[0:2] = v` go through a view of it ("a view of a leaf Variable"). Probed on
         torch 2.13; a slice with bounds that happens to cover the whole dimension is not claimed either way."""
-        if not isinstance(target, cst.Subscript):
+        if not type(target) is cst.Subscript:
             return False
         elements = [e.slice for e in target.slice]
-        if all((isinstance(e, cst.Slice) and e.lower is None and e.upper is None and e.step is None)
-               or (isinstance(e, cst.Index) and isinstance(e.value, cst.Ellipsis)) for e in elements):
+        if all((type(e) is cst.Slice and e.lower is None and e.upper is None and e.step is None)
+               or (type(e) is cst.Index and type(e.value) is cst.Ellipsis) for e in elements):
             return True
-        if len(elements) == 1 and isinstance(elements[0], cst.Index):
+        if len(elements) == 1 and type(elements[0]) is cst.Index:
             value = elements[0].value
-            return isinstance(value, cst.List) or isinstance(self.facts.expr_values.get(id(value)), Tensor)
+            return type(value) is cst.List or isinstance(self.facts.expr_values.get(id(value)), Tensor)
         return False
 
     # ---- saves and backward ---------------------------------------------
@@ -447,17 +447,17 @@ def _selects_broadcast_dim(target, dims: tuple) -> bool:
     """`J[:, i] = v` on an expand() that broadcast dim 0: the written region still has several elements on one
     memory location, so torch refuses it (fills included, checked on torch 2.13); `J[0] = v` does not.
     Claimed only for a bare `:` (or an omitted trailing index) on a broadcast dimension."""
-    if not isinstance(target, cst.Subscript) or not dims:
+    if not type(target) is cst.Subscript or not dims:
         return False
     elements = [e.slice for e in target.slice]
-    if any(isinstance(e, cst.Index) and isinstance(e.value, (cst.Ellipsis, cst.Name)) and
-           (isinstance(e.value, cst.Ellipsis) or e.value.value == "None") for e in elements):
+    if any(type(e) is cst.Index and type(e.value) in (cst.Ellipsis, cst.Name) and
+           (type(e.value) is cst.Ellipsis or e.value.value == "None") for e in elements):
         return False  # `...` / `None` shift the dimensions
     for dim in dims:
         if dim >= len(elements):
             return True
         e = elements[dim]
-        if isinstance(e, cst.Slice) and e.lower is None and e.upper is None and e.step is None:
+        if type(e) is cst.Slice and e.lower is None and e.upper is None and e.step is None:
             return True
     return False
 
