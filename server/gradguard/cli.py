@@ -350,7 +350,7 @@ def check_one(path: str, text: str | None, config: Config, lang: str, fix_mode: 
         result.error = "contains NUL bytes (binary?); not analysed"
         return result
     result.original_text = text
-    result.lines = len(_raw_line_starts(text))
+    result.lines = text.count("\n") + text.count("\r") - text.count("\r\n") + 1  # = len(_raw_line_starts(text))
     deps: set = set()
     report = _run_engine(text, path, config, lang, deps)
     _take(result, report)
