@@ -93,8 +93,9 @@ def make_tools(bench_dir: Path, project_python: str, gradguard: str | None) -> l
         pass
     tools = []
     if gradguard:
+        # --no-cache: every round is a cold run (the CLI's cache would answer rounds 2 and later from disk)
         tools.append(Tool("gradguard check --jobs 1", gradguard_version,
-                          [gradguard, "check", "--format", "json", "--jobs", "1", str(bench_dir)], (0, 1)))
+                          [gradguard, "check", "--no-cache", "--format", "json", "--jobs", "1", str(bench_dir)], (0, 1)))
     tools += [
         Tool("bare libcst.parse_module", f"libcst {libcst_version(project_python)}",
              [project_python, "-c", BARE_PARSE, str(bench_dir)], (0,)),
