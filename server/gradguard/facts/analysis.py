@@ -589,7 +589,7 @@ def _restore(snapshot: list) -> None:
             obj.has_params = entry[7]
 
 
-_CALLED = re.compile(r"\b([A-Za-z_]\w*)\s*\(")
+_CALLED = re.compile(r"\b(?=([A-Za-z_]\w*))\1\s*\(")  # the word taken whole (see engine.CALLED_NAME)
 # What in an `__init__` changes how its layers behave in `forward` (see FileAnalysis._shapes_layers).
 _SHAPES_LAYERS = re.compile(r"inplace|requires_grad|inference_mode|register_\w*hook")
 _UNSET = object()
