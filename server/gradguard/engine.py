@@ -121,6 +121,7 @@ class Engine:
             # collection, and they hold the file's parsed trees: dropped now, the trees go by reference count.
             # (An editor keeps them: its caches reuse them on the next keystroke.)
             analysis.release()
+            self.block_facts.clear()  # its values referred to the released scopes
         return report
 
     def _fit_caches(self, blocks: int) -> None:
@@ -135,9 +136,10 @@ class Engine:
             self.block_index.size = 2 * needed  # two entries per block
 
     def _facts(self, path: str, good: list[ParsedBlock], report: Report) -> FileAnalysis | None:
-        """One Facts pass over the parsed blocks (the analysis that ran it, its `facts` filled in). A block too deep for the recursive interpreter (a
-        RecursionError) is left out with a note and the pass re-run, deepest block first, so one deep
-        expression costs its own block, not the file's findings. Removes left-out blocks from `good`."""
+        """One Facts pass over the parsed blocks; returns the analysis that ran it, its `facts` filled in. A block
+        too deep for the recursive interpreter (a RecursionError) is left out with a note and the pass re-run,
+        deepest block first, so one deep expression costs its own block, not the file's findings. Removes
+        left-out blocks from `good`."""
         for _attempt in range(12):
             modules = [pb.parsed.module for pb in good]
             hot = [pb.parsed.hot(pb.block.text) for pb in good]

@@ -214,7 +214,7 @@ class FileAnalysis:
                 node = stack.pop()
                 if type(node) is cst.Yield:
                     known = True
-                elif not type(node) in (cst.FunctionDef, cst.Lambda, cst.ClassDef):
+                elif type(node) not in (cst.FunctionDef, cst.Lambda, cst.ClassDef):
                     stack.extend(children(node))
             self._generators[id(fn)] = known
         return known
@@ -497,7 +497,7 @@ class FileAnalysis:
                 info = None
             for inner in stmt.body.body if type(stmt.body) is cst.IndentedBlock else ():
                 self._run_definitions(inner, info, top)
-        elif isinstance(stmt, cst.BaseCompoundStatement) and not type(stmt) in (cst.FunctionDef, cst.ClassDef):
+        elif isinstance(stmt, cst.BaseCompoundStatement) and type(stmt) not in (cst.FunctionDef, cst.ClassDef):
             for inner in walk_statements([stmt]):
                 if inner is not stmt and type(inner) in (cst.FunctionDef, cst.ClassDef):
                     self._run_definitions(inner, None, top)
@@ -715,7 +715,7 @@ def _assigned_names(stmt, names: set) -> None:
             elif type(small) in (cst.AugAssign, cst.AnnAssign):
                 names.update(_target_names(small.target))
             elif type(small) in (cst.Import, cst.ImportFrom):
-                if type(small) is cst.Import or not type(small.names) is cst.ImportStar:
+                if type(small) is cst.Import or type(small.names) is not cst.ImportStar:
                     for alias in small.names:
                         if alias.asname is not None and type(alias.asname.name) is cst.Name:
                             names.add(alias.asname.name.value)

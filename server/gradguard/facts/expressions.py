@@ -82,7 +82,7 @@ class ExpressionsMixin:
     def eval_children(self, node) -> None:
         for child in children(node):
             if isinstance(child, cst.BaseExpression):
-                if not type(child) is cst.Lambda:
+                if type(child) is not cst.Lambda:
                     self.eval(child)
             elif isinstance(child, EXPRESSION_HOLDERS):
                 self.eval_children(child)

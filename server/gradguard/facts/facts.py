@@ -68,7 +68,7 @@ class Facts:
                 continue
             pb.span(pb.module)  # make sure positions are computed for this block
             for node, pos in pb.parsed.positions.items():
-                if not type(node) is cst.Name or id(node) not in self.name_values:
+                if type(node) is not cst.Name or id(node) not in self.name_values:
                     continue
                 start_line = pos.start.line - 1 + pb.block.start_line
                 if start_line == line and pos.start.column <= col <= pos.end.column:

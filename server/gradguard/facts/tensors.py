@@ -249,7 +249,7 @@ class TensorOpsMixin:
         """`w[:] = v`, `w[...] = v`, `w[mask] = v`, `w[idx] = v` write the leaf itself (torch: "a leaf Variable");
         `w[0] = v`, `w[:, 1] = v`, `w[0:2] = v` go through a view of it ("a view of a leaf Variable"). Probed on
         torch 2.13; a slice with bounds that happens to cover the whole dimension is not claimed either way."""
-        if not type(target) is cst.Subscript:
+        if type(target) is not cst.Subscript:
             return False
         elements = [e.slice for e in target.slice]
         if all((type(e) is cst.Slice and e.lower is None and e.upper is None and e.step is None)
@@ -447,7 +447,7 @@ def _selects_broadcast_dim(target, dims: tuple) -> bool:
     """`J[:, i] = v` on an expand() that broadcast dim 0: the written region still has several elements on one
     memory location, so torch refuses it (fills included, checked on torch 2.13); `J[0] = v` does not.
     Claimed only for a bare `:` (or an omitted trailing index) on a broadcast dimension."""
-    if not type(target) is cst.Subscript or not dims:
+    if type(target) is not cst.Subscript or not dims:
         return False
     elements = [e.slice for e in target.slice]
     if any(type(e) is cst.Index and type(e.value) in (cst.Ellipsis, cst.Name) and
