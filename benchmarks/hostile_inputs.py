@@ -232,34 +232,28 @@ def linear(root: Path) -> list[tuple[str, str]]:
     status = server.stop()
     rows.append(("the server after all of the above", f"peak RSS {peak / 1024:.0f} MB; shutdown + exit: status {status}"))
 
-    server = RawServer()
-    server.start(base)
-    server.open(f"{base}/long.py", big)
-    time.sleep(2)
-    started = time.perf_counter()
-    server.request("shutdown", None)
-    server.send({"method": "exit"})
-    try:
-        status = server.proc.wait(60)
-    except subprocess.TimeoutExpired:
-        server.proc.kill()
-        status = "still running after 60 s"
-    rows.append(("`shutdown` + `exit` 2 s into a 100,002-line analysis",
-                 f"exit status {status} after {time.perf_counter() - started:.2f} s"))
+    def leave_during_analysis(how, leave) -> None:
+        """Start an analysis of the 100,002-line file, let the client leave 2 s in, time how the server ends."""
+        server = RawServer()
+        server.start(base)
+        server.open(f"{base}/long.py", big)
+        time.sleep(2)
+        started = time.perf_counter()
+        leave(server)
+        try:
+            status = server.proc.wait(60)
+        except subprocess.TimeoutExpired:
+            server.proc.kill()
+            status = "still running after 60 s"
+        rows.append((f"{how} 2 s into a 100,002-line analysis",
+                     f"exit status {status} after {time.perf_counter() - started:.2f} s"))
 
-    server = RawServer()
-    server.start(base)
-    server.open(f"{base}/long.py", big)
-    time.sleep(2)
-    started = time.perf_counter()
-    server.proc.stdin.close()  # the editor went away without `shutdown` or `exit`
-    try:
-        status = server.proc.wait(60)
-    except subprocess.TimeoutExpired:
-        server.proc.kill()
-        status = "still running after 60 s"
-    rows.append(("the client closes stdin 2 s into a 100,002-line analysis",
-                 f"exit status {status} after {time.perf_counter() - started:.2f} s"))
+    def shutdown_and_exit(server) -> None:
+        server.request("shutdown", None)
+        server.send({"method": "exit"})
+
+    leave_during_analysis("`shutdown` + `exit`", shutdown_and_exit)
+    leave_during_analysis("the client closes stdin", lambda server: server.proc.stdin.close())  # no shutdown, no exit
     return rows
 
 

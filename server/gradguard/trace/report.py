@@ -370,27 +370,45 @@ def _read_source(path: str) -> str | None:
         return "".join(lines) if lines else None
 
 
+def _parse_source(path: str) -> tuple[str, ast.Module] | None:
+    """The user's file, its text and its AST, or None when it cannot be read or parsed."""
+    source = _read_source(path)
+    if source is None:
+        return None
+    try:
+        return source, ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError):
+        return None
+
+
+def _spans(node, line: int) -> bool:
+    """`node` covers `line`."""
+    return node.lineno <= line <= (node.end_lineno or node.lineno)
+
+
+def _innermost(nodes):
+    """The node of `nodes` that spans the fewest lines."""
+    return min(nodes, key=lambda n: (n.end_lineno or n.lineno) - n.lineno)
+
+
 def _carried_state(path: str, save_line: int) -> tuple[str, str, int, str, str] | None:
     """(var, src, line, stmt, detach): state carried across iterations without detach(). In the loop
     around the save line, `var` is read by the save statement and bound from its results: by the save
     statement itself (`h = cell(x, h)`, `y, (h, c) = lstm(x, (h, c))`), or by a later assignment from
     them (`h_cur = h_next`; `h_n, c_n = hidden` then `h = h_n`). `detach` is the fix's code."""
-    source = _read_source(path)
-    try:
-        tree = ast.parse(source) if source is not None else None
-    except (SyntaxError, ValueError, RecursionError):
+    parsed = _parse_source(path)
+    if parsed is None:
         return None
-    if tree is None:
-        return None
+    source, tree = parsed
     loops = [n for n in ast.walk(tree) if isinstance(n, (ast.For, ast.While))
-             and n.lineno <= save_line <= (n.end_lineno or n.lineno)]
+             and _spans(n, save_line)]
     if not loops:
         return None
-    loop = min(loops, key=lambda n: (n.end_lineno or n.lineno) - n.lineno)
+    loop = _innermost(loops)
     stmt = None
     for node in ast.walk(loop):
         if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Expr)) and \
-                node.lineno <= save_line <= (node.end_lineno or node.lineno):
+                _spans(node, save_line):
             stmt = node
             break
     if stmt is None:
@@ -439,13 +457,10 @@ def _module_state(cls, attr: str) -> tuple[str, int, str] | None:
         path = inspect.getsourcefile(cls)
     except (TypeError, OSError):
         return None
-    source = _read_source(path) if path else None
-    try:
-        tree = ast.parse(source) if source is not None else None
-    except (SyntaxError, ValueError, RecursionError):
+    parsed = _parse_source(path) if path else None
+    if parsed is None:
         return None
-    if tree is None:
-        return None
+    source, tree = parsed
     found = []
     for klass in ast.walk(tree):
         if not (isinstance(klass, ast.ClassDef) and klass.name == cls.__name__):
@@ -475,29 +490,23 @@ def _graph_before_loop(path: str, build_line: int, backward_file: str, backward_
     same function or at module level: every iteration backpropagates into it, the first one freed it."""
     if os.path.abspath(path) != os.path.abspath(backward_file):
         return None
-    source = _read_source(path)
-    try:
-        tree = ast.parse(source) if source is not None else None
-    except (SyntaxError, ValueError, RecursionError):
+    parsed = _parse_source(path)
+    if parsed is None:
         return None
-    if tree is None:
-        return None
-
-    def inside(node, line):
-        return node.lineno <= line <= (node.end_lineno or node.lineno)
+    source, tree = parsed
 
     def scope_of(line):
         defs = [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
-                and inside(n, line)]
-        return min(defs, key=lambda n: (n.end_lineno or n.lineno) - n.lineno) if defs else None
+                and _spans(n, line)]
+        return _innermost(defs) if defs else None
 
     loops = [n for n in ast.walk(tree) if isinstance(n, (ast.For, ast.AsyncFor, ast.While))
-             and any(inside(n, line) for line in backward_lines)]
+             and any(_spans(n, line) for line in backward_lines)]
     stmts = [n for n in ast.walk(tree) if isinstance(n, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Expr))
-             and inside(n, build_line)]
+             and _spans(n, build_line)]
     if not loops or not stmts:
         return None
-    stmt = min(stmts, key=lambda n: (n.end_lineno or n.lineno) - n.lineno)
+    stmt = _innermost(stmts)
     for loop in sorted(loops, key=lambda n: n.lineno, reverse=True):  # the innermost first
         if build_line < loop.lineno and scope_of(build_line) is scope_of(loop.lineno):
             targets = stmt.targets if isinstance(stmt, ast.Assign) else [getattr(stmt, "target", None)]
@@ -704,13 +713,10 @@ def _created_json(created) -> dict | None:
 
 def _inference_scope(path: str, line: int) -> int | None:
     """The line of the `with torch.inference_mode():` or `@torch.inference_mode()` around `line`."""
-    source = _read_source(path)
-    try:
-        tree = ast.parse(source) if source is not None else None
-    except (SyntaxError, ValueError, RecursionError):
+    parsed = _parse_source(path)
+    if parsed is None:
         return None
-    if tree is None:
-        return None
+    source, tree = parsed
     best = None
     for node in ast.walk(tree):
         if not (node.lineno <= line <= (getattr(node, "end_lineno", None) or node.lineno)) if hasattr(node, "lineno") else True:
