@@ -1300,14 +1300,18 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("server", help="run the language server over stdio", add_help=False)
     sub.add_parser("trace", help="run a script with the in-place tracer (needs gradguard[tracer])", add_help=False)
     sub.add_parser("explain", help="explain an autograd error message or traceback", add_help=False)
+    sub.add_parser("mcp", help="run the MCP server for coding agents over stdio (needs gradguard[mcp])", add_help=False)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     # Subcommands that own their arguments.
-    if argv and argv[0] in ("server", "trace", "explain"):
+    if argv and argv[0] in ("server", "trace", "explain", "mcp"):
         command, rest = argv[0], argv[1:]
+        if command == "mcp":
+            from .mcp_server import main as mcp_main
+            return mcp_main(rest)
         if command == "server":
             from .lsp.server import main as server_main
             return server_main(rest)
