@@ -1,7 +1,8 @@
 # The VS Code extension (client-vscode/) and the real-client end-to-end tests (tests/e2e/).
-#   make vsix       builds one platform-specific client-vscode/gradguard-<version>-<target>.vsix per
-#                   VSIX_TARGETS, each carrying the server and its Python dependencies (part of `make demo`)
-#   make vsix-host  only the one for this machine (what `make e2e` installs)
+#   make vsix       builds client-vscode/gradguard-<version>-<host target>.vsix, the platform-specific VSIX for this
+#                   machine, carrying the server and its Python dependencies (part of `make demo`, what `make e2e`
+#                   installs; `make vsix-host` is the same)
+#   make vsix-all   one per VSIX_TARGETS (what a release publishes; part of `make release-check`)
 #   make e2e        installs what the tests need (Debian packages, code-server, playwright-core) and runs
 #                   the bundle smoke test, Neovim, and the code-server + Chromium tests (part of `make test`)
 # Everything is installed idempotently; code-server is cached outside the repo in $(E2E_CACHE), the wheels
@@ -22,10 +23,10 @@ VSIX_ALL        := $(foreach t,$(VSIX_TARGETS),$(call vsix_file,$(t)))
 BUNDLE_CACHE    ?= $(HOME)/.cache/gradguard-bundle
 BUNDLE_INPUTS   := $(shell find server/gradguard -type f -not -path '*/__pycache__/*' -not -name '*.pyc') pyproject.toml \
                    $(wildcard $(CLIENT_DIR)/bundle/*) $(CLIENT_DIR)/python/launch.py $(CLIENT_DIR)/scripts/bundle_server.py
-# No repository field (there is no public one), the README with its screenshot inlined (VS Code's README view
-# shows only https: and data: images; there is no website to point at), and no secret scan of the 2,500 files
-# of third-party wheels (vsce's secretlint takes minutes on them).
-VSCE_FLAGS      := --no-dependencies --allow-missing-repository --no-rewrite-relative-links \
+# The README with its screenshot inlined (VS Code's README view shows only https: and data: images, and a .vsix
+# installed from a file has no repository to resolve relative ones against), and no secret scan of the 2,500
+# files of third-party wheels (vsce's secretlint takes minutes on them).
+VSCE_FLAGS      := --no-dependencies --no-rewrite-relative-links \
                    --readme-path packaged/README.md --allow-package-all-secrets --allow-package-env-file
 
 # code-server 4.100.3 (VS Code 1.100.3) is the last release that runs on Node 20.
@@ -41,7 +42,7 @@ SUDO            := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEMO_TARGETS += vsix
 TEST_TARGETS += e2e
 
-.PHONY: vsix vsix-host e2e e2e-deps e2e-apt e2e-readme-shot
+.PHONY: vsix vsix-host vsix-all e2e e2e-deps e2e-apt e2e-readme-shot
 
 $(CLIENT_NPM): $(CLIENT_DIR)/package-lock.json
 	cd $(CLIENT_DIR) && npm ci --no-audit --no-fund
@@ -62,9 +63,11 @@ $(CLIENT_DIR)/gradguard-$(CLIENT_VERSION)-%.vsix: $(CLIENT_DIR)/.typechecked $(B
 	    || { cat .vsce-$*.log; exit 1; }; \
 	  grep DONE .vsce-$*.log; rm -f .vsce-$*.log'
 
-vsix: $(VSIX_ALL)
+vsix: $(VSIX_HOST)
 
 vsix-host: $(VSIX_HOST)
+
+vsix-all: $(VSIX_ALL)
 
 # Debian packages: the browser, the second client, and what the code-server build needs
 # (kerberos headers; Debian's ripgrep instead of @vscode/ripgrep's GitHub download).
