@@ -13,9 +13,18 @@ import argparse
 import os
 import sys
 import threading
-from typing import Any, Literal, Optional
+from typing import Annotated, Any, Literal, Optional
 
 from . import agent
+
+try:  # at module level: the SDK reads the tools' annotations (strings here) in this module's globals
+    from mcp.types import CallToolResult, TextContent, ToolAnnotations
+    from pydantic import Field
+except ImportError:  # main() says how to install it
+    CallToolResult = TextContent = ToolAnnotations = None
+
+    def Field(**_kwargs):  # noqa: N802 (stands in for pydantic's, which comes with the SDK)
+        return None
 
 _MAX_SOURCE_CHARS = 10 * 1024 * 1024  # pasted source, as the CLI's default --max-file-bytes
 _MAX_TRACEBACK_CHARS = 1024 * 1024
@@ -31,7 +40,13 @@ INSTRUCTIONS = (
     "documentation of a code such as GG202."
 )
 
-Lang = Optional[Literal["en", "zh"]]
+Lang = Annotated[Optional[Literal["en", "zh"]], Field(description="language of the answer (default: the project's "
+                                                                  "`language` setting, else the locale)")]
+Path = Annotated[Optional[str], Field(description="a .py, .pyi or .ipynb file, absolute or relative to the project")]
+Source = Annotated[Optional[str], Field(description="Python code to check instead of a file (for example unsaved)")]
+Filename = Annotated[Optional[str], Field(description="the name `source` is checked under (default snippet.py)")]
+Traceback = Annotated[str, Field(description="the traceback or error message, as printed")]
+Code = Annotated[str, Field(description="a rule code such as GG202")]
 
 
 class ToolInputError(Exception):
@@ -123,7 +138,6 @@ def build_server(tools: Tools):
     """The MCP server object with the three tools (needs the `mcp` package)."""
     from mcp.server.mcpserver import MCPServer
     from mcp.server.mcpserver.exceptions import ToolError
-    from mcp.types import CallToolResult, TextContent, ToolAnnotations
 
     from . import __version__
 
@@ -138,8 +152,7 @@ def build_server(tools: Tools):
             raise ToolError(str(exc)) from None
 
     @server.tool(annotations=read_only)
-    def check(path: Optional[str] = None, source: Optional[str] = None, filename: Optional[str] = None,
-              lang: Lang = None) -> CallToolResult:
+    def check(path: Path = None, source: Source = None, filename: Filename = None, lang: Lang = None) -> CallToolResult:
         """Check a Python file or Jupyter notebook for PyTorch autograd in-place errors, without running it.
 
         Give `path` (a .py, .pyi or .ipynb file in the project, absolute or relative to it) or `source` (unsaved
@@ -152,14 +165,14 @@ def build_server(tools: Tools):
                               structured_content=record)
 
     @server.tool(annotations=read_only)
-    def explain(traceback: str, lang: Lang = None) -> str:
+    def explain(traceback: Traceback, lang: Lang = None) -> str:
         """Explain a PyTorch autograd error from a pasted traceback or error message (for example "one of the
         variables needed for gradient computation has been modified by an inplace operation"): what it means,
         which tensor and operation, the likely lines in the project's files, and how to fix it."""
         return refused(tools.explain, traceback, lang)
 
     @server.tool(annotations=read_only)
-    def rule(code: str, lang: Lang = None) -> str:
+    def rule(code: Code, lang: Lang = None) -> str:
         """The documentation of a gradguard rule (for example GG202): what it catches, why it fails, an example,
         the fix and its safety, and the exact runtime error torch prints."""
         return refused(tools.rule, code, lang)
@@ -181,9 +194,7 @@ def main(argv: list[str]) -> int:
         opts = parser.parse_args(argv)
     except SystemExit as exc:
         return int(exc.code or 0)
-    try:
-        import mcp  # noqa: F401
-    except ImportError:
+    if CallToolResult is None:
         print("gradguard mcp: the MCP SDK is not installed in this Python; install it with "
               "`pip install 'gradguard[mcp]'` (Python 3.10 or newer)", file=sys.stderr)
         return 2

@@ -1,0 +1,143 @@
+"""`gradguard mcp` driven by the MCP SDK's own client over stdio, as Claude Code or Cursor would drive it:
+list the tools, check a rule's bad example (by path and as pasted source), explain the traceback that example
+prints under torch, read a rule's docs, and refuse paths a model should not make gradguard read."""
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+if sys.version_info < (3, 10):  # the SDK's floor; on 3.10+ `make setup` installs it (the test extra has gradguard[mcp])
+    pytest.skip("gradguard[mcp] needs Python 3.10+", allow_module_level=True)
+
+from mcp.client.session import ClientSession  # noqa: E402
+from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLES = ROOT / "server" / "gradguard" / "rules" / "examples"
+SIGMOID_RELU = EXAMPLES / "GG202" / "bad_1_sequential_sigmoid_relu.py"  # nn.ReLU(inplace=True) after nn.Sigmoid
+LEAF_ADD = EXAMPLES / "GG101" / "bad_1_leaf_add.py"  # w += 1 on a leaf that requires grad
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    folder = tmp_path / "project"
+    folder.mkdir()
+    shutil.copy(SIGMOID_RELU, folder / SIGMOID_RELU.name)
+    return folder
+
+
+@contextlib.asynccontextmanager
+async def gradguard_mcp(cwd: Path, *args: str):
+    """A session with `python -m gradguard mcp` started in `cwd` (the project folder, as agents start it)."""
+    params = StdioServerParameters(command=sys.executable, args=["-m", "gradguard", "mcp", *args], cwd=str(cwd))
+    with open(cwd.parent / "mcp-server.stderr", "w") as errlog:
+        async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            yield session
+
+
+def text_of(result) -> str:
+    assert [c.type for c in result.content] == ["text"]
+    return result.content[0].text
+
+
+async def test_the_server_lists_check_explain_and_rule_as_read_only_tools(project):
+    async with gradguard_mcp(project) as session:
+        listed = (await session.list_tools()).tools
+    tools = {t.name: t for t in listed}
+    assert sorted(tools) == ["check", "explain", "rule"]
+    assert set(tools["check"].input_schema["properties"]) == {"path", "source", "filename", "lang"}
+    assert tools["explain"].input_schema["required"] == ["traceback"]
+    assert tools["rule"].input_schema["required"] == ["code"]
+    assert tools["check"].input_schema["properties"]["lang"]["anyOf"][0]["enum"] == ["en", "zh"]
+    assert all(t.annotations.read_only_hint and not t.annotations.open_world_hint for t in listed)
+    assert "autograd" in tools["check"].description and "traceback" in tools["explain"].description
+
+
+async def test_check_a_file_gives_code_line_column_message_and_the_fix_edits(project):
+    async with gradguard_mcp(project) as session:
+        result = await session.call_tool("check", {"path": SIGMOID_RELU.name})
+    assert not result.is_error
+    record = result.structured_content
+    assert record["path"] == SIGMOID_RELU.name and record["not_analysed"] == []
+    [finding] = record["findings"]
+    assert (finding["code"], finding["name"], finding["severity"]) == ("GG202", "inplace-activation-on-saved", "error")
+    assert (finding["line"], finding["column"], finding["end_line"], finding["end_column"]) == (8, 5, 8, 26)
+    assert finding["message"].startswith("`ReLU(inplace=True)` overwrites `model(x)`, which `nn.Sigmoid` saved")
+    assert finding["fixes"] == [{"title": "Use `inplace=False`", "safety": "safe",
+                                 "edits": [{"line": 8, "column": 21, "end_line": 8, "end_column": 25,
+                                            "new_text": "False"}]}]
+    assert [(r["message"], r["line"]) for r in finding["related"]] == [
+        ("saved by `nn.Sigmoid` here", 7), ("built with `inplace=True` here", 8)]
+    assert "modified by an inplace operation" in finding["runtime_error"]
+    lines = text_of(result).splitlines()
+    assert lines[0] == "bad_1_sequential_sigmoid_relu.py: 1 finding."
+    assert lines[1].startswith("bad_1_sequential_sigmoid_relu.py:8:5: GG202 (inplace-activation-on-saved, error) ")
+    assert lines[2] == "  fix (safe): Use `inplace=False`: replace 8:21-8:25 with 'False'"
+    assert lines[3].startswith("  1. Line 7: `nn.Sigmoid`")
+
+
+async def test_check_pasted_source_that_is_not_on_disk(project):
+    async with gradguard_mcp(project) as session:
+        result = await session.call_tool("check", {"source": LEAF_ADD.read_text(), "filename": "train.py"})
+        clean = await session.call_tool("check", {"source": "import torch\nw = torch.zeros(3)\nw += 1\n"})
+    [finding] = result.structured_content["findings"]
+    assert (finding["code"], finding["line"], finding["column"]) == ("GG101", 3, 1)
+    assert finding["fixes"][0]["edits"][0]["new_text"] == "w = w + 1"
+    assert text_of(result).startswith("train.py: 1 finding.\ntrain.py:3:1: GG101 ")
+    assert text_of(clean) == "snippet.py: no findings."
+    assert not (project / "train.py").exists()
+
+
+async def test_check_refuses_paths_outside_the_project_other_files_fifos_and_large_files(project, tmp_path):
+    outside = tmp_path / "elsewhere.py"
+    shutil.copy(LEAF_ADD, outside)
+    (project / "escape.py").symlink_to(outside)
+    os.mkfifo(project / "pipe.py")  # a read would block forever
+    (project / "big.py").write_text("x = 1\n" * 400)
+    (project / "notes.txt").write_text("w += 1\n")
+    async with gradguard_mcp(project, "--max-file-bytes", "1000") as session:
+        answers = {name: await session.call_tool("check", {"path": name})
+                   for name in (str(outside), "escape.py", "pipe.py", "big.py", "notes.txt", "missing.py")}
+        both = await session.call_tool("check", {"path": "big.py", "source": "x = 1\n"})
+    assert all(r.is_error for r in answers.values()) and both.is_error
+    said = {name: text_of(r) for name, r in answers.items()}
+    assert f"{outside}: outside the project folder ({project.resolve()}); not checked" in said[str(outside)]
+    assert "escape.py: outside the project folder" in said["escape.py"]
+    assert "pipe.py: not a regular file; not analysed" in said["pipe.py"]
+    assert "big.py: file is 2400 bytes, above the limit of 1000" in said["big.py"]
+    assert "notes.txt: not a Python file or notebook (.py, .pyi, .ipynb); not checked" in said["notes.txt"]
+    assert "missing.py: cannot read: No such file or directory" in said["missing.py"]
+    assert "give either `path`" in text_of(both)
+
+
+async def test_explain_a_traceback_the_example_printed_under_torch(project):
+    run = subprocess.run([sys.executable, SIGMOID_RELU.name], cwd=project, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 1 and "RuntimeError: one of the variables needed" in run.stderr
+    async with gradguard_mcp(project) as session:
+        result = await session.call_tool("explain", {"traceback": run.stderr, "lang": "en"})
+    cli = subprocess.run([sys.executable, "-m", "gradguard", "explain", "--lang", "en", "-"], cwd=project,
+                         input=run.stderr, capture_output=True, text=True, timeout=120)
+    assert not result.is_error
+    assert text_of(result) + "\n" == cli.stdout
+    text = text_of(result)
+    assert text.startswith("gradguard explain: a tensor saved for backward was modified in place\n")
+    assert "raised at      bad_1_sequential_sigmoid_relu.py:17  loss.backward()" in text
+    assert "    bad_1_sequential_sigmoid_relu.py:8  nn.ReLU(inplace=True),  # <- GG202\n        [static GG202]" in text
+
+
+async def test_rule_prints_what_gradguard_rule_prints_and_names_the_codes_for_an_unknown_one(project):
+    async with gradguard_mcp(project) as session:
+        docs = await session.call_tool("rule", {"code": "gg202", "lang": "en"})
+        unknown = await session.call_tool("rule", {"code": "GG999"})
+    cli = subprocess.run([sys.executable, "-m", "gradguard", "rule", "GG202", "--lang", "en"], cwd=project,
+                         capture_output=True, text=True, timeout=60)
+    assert text_of(docs) + "\n" == cli.stdout
+    assert text_of(docs).startswith("# GG202 (inplace-activation-on-saved)")
+    assert unknown.is_error and "unknown rule 'GG999'; the rules are GG101, GG102" in text_of(unknown)
