@@ -47,6 +47,10 @@ def _probe(manifest):
             env_version = version("gradguard")
         except Exception:
             env_version = "?"
+    # A CLI-only install (no `gradguard[lsp]`) cannot run `gradguard server`: it counts as none.
+    without_server = None
+    if env_version and any(importlib.util.find_spec(name) is None for name in ("pygls", "lsprotocol", "jedi")):
+        without_server, env_version = env_version, None
     print(json.dumps({
         "python": "%d.%d.%d" % sys.version_info[:3],
         "implementation": sys.implementation.name,
@@ -54,6 +58,7 @@ def _probe(manifest):
         "bundledSupported": sys.implementation.name == "cpython" and _supported(manifest),
         "bundledVersion": manifest.get("gradguardVersion"),
         "environmentVersion": env_version,
+        "environmentWithoutServer": without_server,
     }))
     return 0
 

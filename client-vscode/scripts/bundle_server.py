@@ -182,7 +182,10 @@ def build_gradguard_wheel(dest: Path) -> tuple[Path, str]:
     metadata = [f"Metadata-Version: 2.1", f"Name: gradguard", f"Version: {version}",
                 f"Summary: {project.get('description', '')}", f"Requires-Python: {project.get('requires-python', '')}",
                 f"License-Expression: {project.get('license', '')}"]
-    metadata += [f"Requires-Dist: {dep}" for dep in project.get("dependencies", [])]
+    # This wheel is the bundled server, installed into an environment by the extension's "install" command:
+    # the `lsp` extra (pygls, jedi) is required here, so that environment's `gradguard server` runs.
+    requires = project.get("dependencies", []) + project.get("optional-dependencies", {}).get("lsp", [])
+    metadata += [f"Requires-Dist: {dep}" for dep in requires]
     files.append((f"{dist_info}/METADATA", ("\n".join(metadata) + "\n").encode()))
     files.append((f"{dist_info}/WHEEL", b"Wheel-Version: 1.0\nGenerator: gradguard bundle_server.py\n"
                                          b"Root-Is-Purelib: true\nTag: py3-none-any\n"))

@@ -1304,6 +1304,10 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+# What `gradguard server` imports beyond the checker (the `lsp` extra; a CLI-only install goes without).
+LSP_MODULES = ("pygls", "lsprotocol", "jedi")
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     # Subcommands that own their arguments.
@@ -1313,6 +1317,14 @@ def main(argv: list[str] | None = None) -> int:
             from .mcp_server import main as mcp_main
             return mcp_main(rest)
         if command == "server":
+            import importlib.util
+
+            missing = [name for name in LSP_MODULES if importlib.util.find_spec(name) is None]
+            if missing:
+                print(f"gradguard server: the language server needs {', '.join(missing)}, not installed in this "
+                      "Python; install them with `pip install 'gradguard[lsp]'` (or `pipx install "
+                      "'gradguard[lsp]'`). The VS Code extension needs nothing: it bundles them.", file=sys.stderr)
+                return EXIT_ERROR
             from .lsp.server import main as server_main
             return server_main(rest)
         if command == "trace":
