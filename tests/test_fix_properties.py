@@ -318,8 +318,8 @@ def test_the_corpus_exercises_every_kind_of_fix():
     assert set(codes) == {"GG101", "GG102", "GG103", "GG104", "GG106", "GG107", "GG108", "GG201", "GG202", "GG301",
                           "GG402", "GG403"}, codes
     assert sum(codes.values()) >= 80, codes
-    assert refused == {"<backslash_augassign>", "<comment_in_call>", "<comment_before_argument>",
-                       "<carry_read_after_continue>", "<out_with_comment>", "<carry_tuple_walrus>",
+    # a write the rewrite refuses (a comment or a backslash inside it) gets a copy at the save instead
+    assert refused == {"<carry_read_after_continue>", "<out_with_comment>", "<carry_tuple_walrus>",
                        "<carry_list_walrus>", "<inplace_arg_bare_subscript>", "<inplace_module_bare>"}, refused
 
 

@@ -7,6 +7,7 @@ import libcst as cst
 
 from .. import fixes
 from ..findings import Edit
+from ..rewrite_safety import unobservable_rebinding
 from . import RuleContext
 
 
@@ -49,7 +50,7 @@ def out_of_place_rewrite(ctx: RuleContext, write, hint) -> tuple[Edit, str] | No
     return fixes.out_of_place(ctx, write, hint, OUT_OF_PLACE)
 
 
-def clone_argument(ctx: RuleContext, save) -> tuple[Edit, str] | None:
+def clone_argument(ctx: RuleContext, save) -> tuple[tuple[Edit, ...], str] | None:
     """At the call that saved a tensor, read it through `.clone()`: `torch.sin(x[i])` -> `torch.sin(x[i].clone())`."""
     call = save.node
     if not isinstance(call, (cst.Call, cst.BinaryOperation)):
@@ -63,12 +64,45 @@ def clone_argument(ctx: RuleContext, save) -> tuple[Edit, str] | None:
         if isinstance(call.func, cst.Attribute):
             candidates.append(call.func.value)
         candidates += [a.value for a in call.args if a.keyword is None]
+    # Every operand on the counter is saved (`p * p` saves both): each is read through its own copy.
+    found = []
     for expr in candidates:
         if isinstance(expr, (cst.Subscript, cst.Name, cst.Attribute)):
             tensor = facts.expr_values.get(id(expr))
             if tensor is not None and tensor.counter is target_counter:
-                return fixes.with_method(ctx, expr, save.top, "clone")
-    return None
+                cloned = fixes.with_method(ctx, expr, save.top, "clone")
+                if cloned is None:
+                    return None
+                found.append(cloned)
+    if not found:
+        return None
+    return tuple(edit for edit, _ in found), ", ".join(f"`{text}`" for _, text in found)
+
+
+def clone_output(ctx: RuleContext, save) -> tuple[tuple[Edit, ...], str] | None:
+    """At the op whose output was saved, keep a copy for the program: `p = torch.sigmoid(x)` ->
+    `p = torch.sigmoid(x).clone()`. Every later reference reaches the copy, so the saved output is never written
+    and every value the program computes stays the same, whatever aliases it has."""
+    if save.what != "output" or save.layer_call is not None or not isinstance(save.node, (cst.Call, cst.BinaryOperation)):
+        return None
+    cloned = fixes.with_method(ctx, save.node, save.top, "clone")
+    return ((cloned[0],), f"`{cloned[1]}`") if cloned else None
+
+
+def rebinding_risk(ctx: RuleContext, write, hint, rewrite_text: str) -> str | None:
+    """None when an out-of-place rewrite (`p = p / s` for `p /= s`) is proven unobservable; else why it is not."""
+    if write.via:
+        return ctx.t(f"the write goes through a `{write.via}` alias, which would no longer be modified",
+                     f"写入经过 `{write.via}` 别名，该别名不再被修改")
+    name = rewrite_text.split(" = ", 1)[0]
+    if not name.isidentifier():
+        return ctx.t(f"`{name}` is an item of a list, and other references to its tensor would keep the old values",
+                     f"`{name}` 是列表的元素，其他指向该张量的引用会保留旧值")
+    reason = unobservable_rebinding(ctx, write, hint, name)
+    if reason is None:
+        return None
+    return ctx.t(f"{reason}, and that reference would keep the old values",
+                 f"{reason}，那个引用会保留旧值")
 
 
 def set_inplace_false(ctx: RuleContext, call, hint) -> Edit | None:

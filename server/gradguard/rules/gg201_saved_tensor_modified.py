@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from . import Rule, make_fix
-from ._common import STALE_ERROR, STALE_MATCH, stale_error, clone_argument, out_of_place_rewrite, saved_name, stale_timeline, use_phrase
+from ._common import STALE_ERROR, STALE_MATCH, stale_error, clone_argument, clone_output, out_of_place_rewrite, rebinding_risk, saved_name, stale_timeline, use_phrase
 
 RULE = Rule(
     code="GG201",
@@ -58,17 +58,21 @@ def check(ctx):
             continue
         save, write, hint = problem.save, problem.write, problem.top
         fix = None
-        rewrite = out_of_place_rewrite(ctx, write, hint) if not write.via else None
-        if rewrite:
+        rewrite = out_of_place_rewrite(ctx, write, hint)
+        risk = rebinding_risk(ctx, write, hint, rewrite[1]) if rewrite else None
+        cloned = clone_argument(ctx, save) if not rewrite or risk else None
+        copied_output = clone_output(ctx, save) if (not rewrite or risk) and not cloned else None
+        if rewrite and risk is None:
             fix = make_fix("safe", ctx.t(f"Rewrite as `{rewrite[1]}`", f"改写为 `{rewrite[1]}`"), rewrite[0])
-        elif write.via and out_of_place_rewrite(ctx, write, hint):
-            rewrite = out_of_place_rewrite(ctx, write, hint)
-            fix = make_fix("unsafe", ctx.t(f"Rewrite as `{rewrite[1]}` (the aliased tensor is no longer modified)",
-                                           f"改写为 `{rewrite[1]}`（别名指向的张量不再被修改）"), rewrite[0])
-        else:
-            cloned = clone_argument(ctx, save)
-            if cloned:
-                fix = make_fix("safe", ctx.t(f"Save a copy: `{cloned[1]}`", f"保存副本：`{cloned[1]}`"), cloned[0])
+        elif cloned:
+            fix = make_fix("safe", ctx.t(f"Let `{save.op}` save a copy: {cloned[1]}", f"让 `{save.op}` 保存副本：{cloned[1]}"),
+                           *cloned[0])
+        elif copied_output:
+            fix = make_fix("safe", ctx.t(f"Write a copy of what `{save.op}` saved: {copied_output[1]}",
+                                         f"改为写入 `{save.op}` 所保存张量的副本：{copied_output[1]}"), *copied_output[0])
+        elif rewrite:
+            fix = make_fix("unsafe", ctx.t(f"Rewrite as `{rewrite[1]}` (unsafe: {risk})",
+                                           f"改写为 `{rewrite[1]}`（不安全：{risk}）"), rewrite[0])
         s_line = ctx.line(save.node, save.top or hint)
         message = ctx.t(
             f"{saved_name(save, ctx, write)} was saved for backward by `{save.op}` on line {s_line}; this in-place `{write.op}` "

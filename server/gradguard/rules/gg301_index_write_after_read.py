@@ -50,7 +50,7 @@ def check(ctx):
             continue
         save, write, hint = problem.save, problem.write, problem.top
         cloned = clone_argument(ctx, save)
-        fix = make_fix("safe", ctx.t(f"Read a copy: `{cloned[1]}`", f"读取副本：`{cloned[1]}`"), cloned[0]) if cloned else None
+        fix = make_fix("safe", ctx.t(f"Read a copy: {cloned[1]}", f"读取副本：{cloned[1]}"), *cloned[0]) if cloned else None
         s_line = ctx.line(save.node, save.top or hint)
         target = f"`{write.target_name}`" if write.target_name else ctx.t("this tensor", "这个张量")
         message = ctx.t(

@@ -1,0 +1,511 @@
+"""Is re-binding a name instead of writing its tensor in place unobservable? A proof, or the reason it fails.
+
+`p /= s` changes the tensor that every reference to it sees; `p = p / s` changes only what the name `p` sees. The
+two agree when no other reference can reach the tensor at the write: the name is a local of the scope holding the
+write, every binding of it there makes a fresh tensor (an arithmetic result, a non-view torch op), and before the
+write (or anywhere in a loop that repeats the write on the same tensor) it is only read in ways that make new
+tensors. Anything else (a loop variable over a list, a dict item, an attribute, a parameter, a name bound to a view,
+a tensor passed to a call or stored in a container) is an alias the rewrite would leave unmodified.
+"""
+from __future__ import annotations
+
+import libcst as cst
+
+# Tensor methods and attributes whose result may be the tensor itself or share its storage: reading `p` through
+# them makes an alias. The op table adds the view ops it knows; a trailing `_` (an in-place method) returns self.
+_ALIAS_METHODS = frozenset({
+    "to", "type", "type_as", "float", "double", "half", "bfloat16", "int", "long", "short", "bool", "byte", "char",
+    "cpu", "cuda", "contiguous", "reshape", "reshape_as", "flatten", "unflatten", "view", "view_as", "expand",
+    "expand_as", "permute", "transpose", "t", "squeeze", "unsqueeze", "narrow", "select", "unbind", "split", "chunk",
+    "tensor_split", "hsplit", "vsplit", "dsplit", "unfold", "diagonal", "detach", "as_strided", "movedim", "moveaxis",
+    "swapaxes", "swapdims", "view_as_real", "view_as_complex", "conj", "resolve_conj", "resolve_neg", "positive",
+    "align_as", "align_to", "rename", "refine_names", "indices", "values", "crow_indices", "col_indices", "numpy",
+    "share_memory_", "requires_grad_", "masked_scatter_", "__getitem__", "untyped_storage", "storage", "data_ptr",
+    "split_with_sizes", "unsafe_split", "unsafe_chunk", "expand_copy", "as_subclass", "coalesce", "register_hook",
+})
+_ALIAS_ATTRIBUTES = frozenset({"T", "mT", "H", "mH", "real", "imag", "data"})
+# Functions of torch that return their argument or a view of it.
+_ALIAS_FUNCTIONS = _ALIAS_METHODS | frozenset({"as_tensor", "from_numpy", "broadcast_tensors", "atleast_1d",
+                                               "atleast_2d", "atleast_3d", "meshgrid", "asarray"})
+# Builtins that only read a tensor.
+_READING_BUILTINS = frozenset({"print", "len", "float", "int", "bool", "str", "repr", "format", "isinstance", "type",
+                               "id", "hash", "round", "abs", "min", "max", "sum", "any", "all", "math.isnan",
+                               "math.isfinite"})
+_TORCH_PREFIXES = ("torch.nn.functional.", "torch.", "F.", "nn.functional.", "torch.linalg.", "torch.special.")
+_LOOPS = (cst.For, cst.While)
+_SCOPES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
+
+
+def _dotted(node) -> str:
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        head = _dotted(node.value)
+        return f"{head}.{node.attr.value}" if head else ""
+    return ""
+
+
+def _torch_function(func) -> str | None:
+    """`torch.exp` / `F.relu` / `torch.nn.functional.softmax` -> the function's last name; else None."""
+    dotted = _dotted(func)
+    for prefix in _TORCH_PREFIXES:
+        if dotted.startswith(prefix) and "." not in dotted[len(prefix):]:
+            return dotted[len(prefix):]
+    return None
+
+
+def _aliasing_method(name: str) -> bool:
+    return name in _ALIAS_METHODS or (name.endswith("_") and not name.startswith("__"))
+
+
+class _Scan:
+    """One walk over the scope holding the write, in source order."""
+
+    def __init__(self, name: str, write_stmt, tensors, new_tensor):
+        self.name = name
+        self.tensors = tensors  # node -> whether the analysis knows it as a tensor
+        self.new_tensor = new_tensor  # call node -> whether the analysis knows its result as a tensor of its own
+        self.write_stmt = write_stmt
+        self.reason: str | None = None
+        self.write_loops: tuple = ()  # loops (outermost first) around the write
+        self.events: list = []  # (position, loops, kind, detail): kind "bind-fresh" | "alias"
+        self.position = 0
+        self.seen_write = False
+        self.module_level = False
+
+    # -------------------------------------------------------------- the walk
+    def statements(self, body, loops: tuple, conditional: bool) -> None:
+        for stmt in body:
+            self.statement(stmt, loops, conditional)
+
+    def statement(self, stmt, loops: tuple, conditional: bool) -> None:
+        self.position += 1
+        if stmt is self.write_stmt:
+            self.seen_write = True
+            self.write_loops = loops
+            self.write_position = self.position
+            self.write_conditional = conditional
+            return  # the rewrite replaces this statement whole: its own reads and binding are the rewrite's
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                self.small(small, loops, conditional)
+            return
+        if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+            if stmt.name.value == self.name:
+                self.fail(f"`{self.name}` is also the name of a {'function' if isinstance(stmt, cst.FunctionDef) else 'class'}")
+            kept = "`{name}` is kept by a decorator or a default value"
+            for deco in stmt.decorators:
+                self.expression(deco.decorator, loops, kept)
+            if isinstance(stmt, cst.FunctionDef):
+                for param in _params(stmt.params):
+                    if param.default is not None:
+                        self.expression(param.default, loops, kept)
+            self.inner_scope(stmt)
+            return
+        if isinstance(stmt, cst.For):
+            self.expression(stmt.iter, loops, "`{name}` is iterated (its rows are views)")
+            if _binds(stmt.target, self.name):
+                self.fail(f"`{self.name}` is a loop variable (the tensor is also an item of what the loop walks)")
+            inner = loops + (stmt,)
+            self.suite(stmt.body, inner, False)  # conditional means: not run on every pass of the innermost loop
+            if stmt.orelse is not None:
+                self.suite(stmt.orelse.body, loops, True)
+            return
+        if isinstance(stmt, cst.While):
+            inner = loops + (stmt,)
+            self.expression(stmt.test, inner)
+            self.suite(stmt.body, inner, False)
+            if stmt.orelse is not None:
+                self.suite(stmt.orelse.body, loops, True)
+            return
+        if isinstance(stmt, cst.If):
+            self.expression(stmt.test, loops)
+            self.suite(stmt.body, loops, True)
+            orelse = stmt.orelse
+            while orelse is not None:
+                if isinstance(orelse, cst.If):
+                    self.expression(orelse.test, loops)
+                    self.suite(orelse.body, loops, True)
+                    orelse = orelse.orelse
+                else:
+                    self.suite(orelse.body, loops, True)
+                    orelse = None
+            return
+        if isinstance(stmt, cst.With):
+            for item in stmt.items:
+                self.expression(item.item, loops, "`{name}` is used as a context manager")
+                if item.asname is not None and _binds(item.asname.name, self.name):
+                    self.fail(f"`{self.name}` is bound by a `with` statement")
+            self.suite(stmt.body, loops, conditional)
+            return
+        if isinstance(stmt, cst.Try):
+            self.suite(stmt.body, loops, True)
+            for handler in stmt.handlers:
+                if handler.name is not None and _binds(handler.name.name, self.name):
+                    self.fail(f"`{self.name}` is bound by an `except` clause")
+                self.suite(handler.body, loops, True)
+            for part in (stmt.orelse, stmt.finalbody):
+                if part is not None:
+                    self.suite(part.body, loops, True)
+            return
+        self.fail("the statement around it is not one the proof follows")
+
+    def suite(self, suite, loops: tuple, conditional: bool) -> None:
+        if isinstance(suite, cst.IndentedBlock):
+            self.statements(suite.body, loops, conditional)
+        else:  # `if c: x = 1` on one line
+            for small in suite.body:
+                self.small(small, loops, conditional)
+
+    def small(self, small, loops: tuple, conditional: bool) -> None:
+        name = self.name
+        if isinstance(small, (cst.Global, cst.Nonlocal)):
+            if any(n.name.value == name for n in small.names):
+                self.fail(f"`{name}` is a {'global' if isinstance(small, cst.Global) else 'nonlocal'} variable")
+            return
+        if isinstance(small, (cst.Import, cst.ImportFrom)):
+            names = small.names if not isinstance(small.names, cst.ImportStar) else ()
+            if isinstance(small.names, cst.ImportStar):
+                self.fail("a `from ... import *` may bind it")
+            for alias in names:
+                bound = alias.asname.name if alias.asname is not None else alias.name
+                if isinstance(bound, cst.Name) and bound.value == name:
+                    self.fail(f"`{name}` is bound by an import")
+            return
+        bound = "`{name}` is bound to another name or an attribute"
+        if isinstance(small, cst.Assign):
+            self.expression(small.value, loops, bound)
+            for target in small.targets:
+                self.target(target.target, small.value, loops, conditional)
+            return
+        if isinstance(small, cst.AnnAssign):
+            if small.value is not None:
+                self.expression(small.value, loops, bound)
+                self.target(small.target, small.value, loops, conditional)
+            return
+        if isinstance(small, cst.AugAssign):
+            self.expression(small.value, loops)
+            if not (isinstance(small.target, cst.Name) and small.target.value == name):
+                self.expression(small.target, loops)  # `q[p] += 1` reads p; `p += 1` writes the same tensor
+            return
+        if isinstance(small, (cst.Del, cst.Pass, cst.Break, cst.Continue)):
+            return
+        if isinstance(small, cst.Expr):
+            self.expression(small.value, loops)
+            return
+        if isinstance(small, cst.Assert):
+            self.expression(small.test, loops)
+            return
+        if isinstance(small, cst.Return):
+            if small.value is not None:
+                self.expression(small.value, loops, "`{name}` is returned")
+            return
+        for child in small.children:
+            if isinstance(child, cst.BaseExpression):
+                self.expression(child, loops, "`{name}` is used in a way the proof cannot follow")
+
+    def target(self, target, value, loops: tuple, conditional: bool) -> None:
+        if isinstance(target, cst.Name):
+            if target.value == self.name:
+                fresh = _fresh(value, self.new_tensor, self.tensors)
+                if fresh is not True:
+                    self.fail(fresh)
+                self.events.append((self.position, loops, "bind", conditional))
+            return
+        if isinstance(target, (cst.Tuple, cst.List)):
+            if _binds(target, self.name):
+                self.fail(f"`{self.name}` is unpacked from another value (it may be one of its views)")
+            return
+        self.expression(target, loops)  # `d[k] = ...`, `self.a = ...`: their parts are read
+
+    def inner_scope(self, node) -> None:
+        """A def or lambda. In a function, reading the name there captures it (the closure keeps a reference). At
+        module level a function reads the global when it runs, which sees the re-binding, unless it keeps the
+        tensor somewhere or declares the name global."""
+        if not self.module_level:
+            if any(inner.value == self.name for inner in _names_in(node)):
+                self.fail(f"`{self.name}` is captured by a nested function or lambda")
+            return
+        inner = _Scan(self.name, None, self.tensors, self.new_tensor)
+        inner.module_level = False
+        body = node.body
+        if isinstance(node, cst.Lambda):
+            inner.expression(body, (), "`{name}` is returned by a lambda")
+        elif isinstance(body, cst.IndentedBlock):
+            inner.statements(body.body, (), False)
+        else:
+            for small in body.body:
+                inner.small(small, (), False)
+        escapes = [e for e in inner.events if e[2] == "alias"]
+        if inner.reason is not None or escapes:
+            self.fail(f"a function of this module reads `{self.name}` and may keep it"
+                      f" ({inner.reason or escapes[0][3]})")
+
+    def expression(self, expr, loops: tuple, context: str | None = None) -> None:
+        stack = [(expr, ())]
+        while stack:
+            node, parents = stack.pop()
+            if isinstance(node, cst.Name):
+                if node.value == self.name:
+                    self.load(node, parents, loops, context)
+                continue
+            if isinstance(node, cst.Lambda):
+                self.inner_scope(node)
+                continue
+            if isinstance(node, cst.Attribute):
+                stack.append((node.value, parents + (node,)))  # `p.shape`: the attribute name is not a read of p
+                continue
+            for child in node.children:
+                if isinstance(child, cst.CSTNode):
+                    stack.append((child, parents + (node,)))
+
+    def load(self, name_node, parents: tuple, loops: tuple, context) -> None:
+        """A read of the name: harmless (it makes a new tensor) or an alias/escape recorded with its position."""
+        escape = _escape(name_node, parents, context, self.tensors)
+        if escape is not None:
+            self.events.append((self.position, loops, "alias", escape))
+
+    def fail(self, reason: str) -> None:
+        if self.reason is None:
+            self.reason = reason
+
+    # -------------------------------------------------------------- the verdict
+    def verdict(self) -> str | None:
+        if self.reason is not None:
+            return self.reason
+        if not self.seen_write:
+            return "the write is not in the scope the proof walked"
+        binds = [e for e in self.events if e[2] == "bind"]
+        if not any(e[0] < self.write_position for e in binds):
+            return f"`{self.name}` is not bound in this scope before the write"
+        for position, loops, kind, detail in self.events:
+            if kind != "alias":
+                continue
+            if position < self.write_position and not self._rebound_between(position, binds):
+                return detail
+            shared = [loop for loop in loops if loop in self.write_loops]
+            if shared and not self._rebound_in_loop(shared[-1], binds):
+                return detail + " in a loop that writes it again"
+        return None
+
+    def _rebound_between(self, position: int, binds) -> bool:
+        """An unconditional fresh binding between an alias and the write: the alias holds an older tensor."""
+        return any(position < b[0] < self.write_position and not b[3] for b in binds)
+
+    def _rebound_in_loop(self, loop, binds) -> bool:
+        """The loop body binds a fresh tensor before the write on every pass (the alias of a pass is never
+        written in the next one)."""
+        return any(loop in b[1] and b[0] < self.write_position and not b[3]
+                   and self.write_loops[:len(b[1])] == b[1] for b in binds)
+
+
+def _params(params: cst.Parameters):
+    yield from params.posonly_params
+    yield from params.params
+    if isinstance(params.star_arg, cst.Param):
+        yield params.star_arg
+    yield from params.kwonly_params
+    if params.star_kwarg is not None:
+        yield params.star_kwarg
+
+
+def _binds(target, name: str) -> bool:
+    if isinstance(target, cst.Name):
+        return target.value == name
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return any(_binds(e.value, name) for e in target.elements)
+    if isinstance(target, cst.StarredElement):
+        return _binds(target.value, name)
+    return False
+
+
+def _names_in(node):
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, cst.Name):
+            yield n
+        stack.extend(c for c in n.children if isinstance(c, cst.CSTNode))
+
+
+def _fresh(value, new_tensor, tensors) -> bool | str:
+    """True when `value` makes a new tensor with a counter of its own; else why it may not."""
+    if isinstance(value, (cst.BinaryOperation, cst.Comparison)):
+        return True
+    if isinstance(value, cst.UnaryOperation) and not isinstance(value.operator, cst.Plus):
+        return True
+    if isinstance(value, cst.Call):
+        func = value.func
+        if any(a.keyword is not None and a.keyword.value == "out" for a in value.args):
+            return "it is bound to an `out=` tensor"
+        function = _torch_function(func)
+        if function is not None:
+            if function in _ALIAS_FUNCTIONS or function.endswith("_"):
+                return f"it is bound to the result of `{_dotted(func)}`, which may share its argument's memory"
+            return True
+        if isinstance(func, cst.Attribute) and (tensors(func.value) or isinstance(
+                func.value, (cst.BinaryOperation, cst.Call, cst.Subscript, cst.UnaryOperation))):
+            method = func.attr.value
+            if _aliasing_method(method):
+                return f"it is bound to `.{method}()` of another tensor, which may share its memory"
+            return True
+        if new_tensor(value):
+            return True
+        return f"it is bound to what `{_dotted(func) or 'a call'}` returns, which may be a tensor kept elsewhere"
+    if isinstance(value, (cst.Name, cst.Attribute, cst.Subscript)):
+        what = {cst.Name: "another name", cst.Attribute: "an attribute", cst.Subscript: "an item or a slice"}[type(value)]
+        return f"it is bound to {what} (`{_code(value)}`), which still refers to the same tensor"
+    return f"it is bound to `{_code(value)}`, which the proof cannot follow"
+
+
+def _code(node) -> str:
+    text = cst.Module([]).code_for_node(node)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+_CONTAINER_METHODS = frozenset({"append", "extend", "insert", "add", "update", "setdefault", "put", "push",
+                                "register_buffer", "register_parameter", "copy_", "set_", "__setitem__"})
+_CONTAINERS = (cst.Element, cst.DictElement, cst.StarredElement, cst.List, cst.Tuple, cst.Set, cst.Dict,
+               cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp, cst.CompFor)
+
+
+def _escape(name_node, parents: tuple, context: str | None, tensors) -> str | None:
+    """None when this read only makes new tensors; else how another reference comes to hold the tensor.
+
+    `parents` runs from the walked expression's root to the read's parent; `context` says what the statement
+    does with the root: None (it is only read), or the reason it escapes there ("bound to another name").
+    """
+    name = name_node.value
+    cur = name_node
+    i = len(parents) - 1
+    while i >= 0:
+        parent = parents[i]
+        if isinstance(parent, cst.Attribute):
+            grand = parents[i - 1] if i > 0 else None
+            attr = parent.attr.value
+            if isinstance(grand, cst.Call) and grand.func is parent:
+                if not _aliasing_method(attr):
+                    return None  # `p.sum()`, `p.exp()`: a new tensor
+                cur, i = grand, i - 2  # `p.view(-1)`: an alias, followed further up
+                continue
+            if attr in _ALIAS_ATTRIBUTES:
+                cur, i = parent, i - 1
+                continue
+            return None  # `p.shape`, `p.grad`
+        if isinstance(parent, cst.Subscript):
+            if parent.value is cur:
+                cur, i = parent, i - 1  # `p[0]`: a view
+                continue
+            return None  # `x[p]`: p is an index
+        if isinstance(parent, (cst.Index, cst.SubscriptElement, cst.Slice, cst.BinaryOperation, cst.Comparison,
+                               cst.ComparisonTarget, cst.FormattedStringExpression, cst.FormattedString)):
+            return None
+        if isinstance(parent, cst.UnaryOperation):
+            if not isinstance(parent.operator, cst.Plus):
+                return None
+            cur, i = parent, i - 1
+            continue
+        if isinstance(parent, cst.IfExp) and parent.test is cur:
+            return None
+        if isinstance(parent, (cst.BooleanOperation, cst.IfExp)):
+            cur, i = parent, i - 1  # `p or q` evaluates to p itself
+            continue
+        if isinstance(parent, cst.Arg):
+            call = parents[i - 1] if i > 0 else None
+            if not isinstance(call, cst.Call):
+                return f"`{name}` is used in a way the proof cannot follow"
+            return _passed(name, call, tensors)
+        if isinstance(parent, _CONTAINERS):
+            j = i
+            while j >= 0 and isinstance(parents[j], _CONTAINERS):
+                j -= 1
+            if j >= 1 and isinstance(parents[j], cst.Arg) and isinstance(parents[j - 1], cst.Call) and \
+                    _torch_copies(parents[j - 1]):
+                return None  # `torch.cat([p, q])`, `torch.stack((p, q))`: a copy
+            return f"`{name}` is stored in a container"
+        if isinstance(parent, (cst.Call, cst.NamedExpr, cst.Await, cst.Yield)):
+            return f"`{name}` is bound to another name or handed on"
+        return f"`{name}` is used in a way the proof cannot follow"
+    return context.format(name=name) if context is not None else None
+
+
+def _torch_copies(call) -> bool:
+    function = _torch_function(call.func)
+    return function is not None and function not in _ALIAS_FUNCTIONS and not function.endswith("_")
+
+
+def _passed(name: str, call, tensors) -> str | None:
+    """`p` is an argument of `call`: a read when the call only computes with it."""
+    callee = _dotted(call.func)
+    if callee in _READING_BUILTINS or _torch_copies(call):
+        return None
+    func = call.func
+    if isinstance(func, cst.Attribute):
+        method = func.attr.value
+        receiver = func.value
+        if method not in _CONTAINER_METHODS and not _aliasing_method(method) and tensors(receiver):
+            return None  # `q.mul(p)`: another tensor's op reads p
+    return f"`{name}` is passed to `{callee or 'a call'}` (it may keep a reference)"
+
+
+def unobservable_rebinding(ctx, write, hint, name: str) -> str | None:
+    """None when re-binding `name` instead of the in-place `write` is proven unobservable; else the reason.
+
+    Reasons read as a clause: "`p` is a loop variable (the tensor is also an item of what the loop walks)".
+    """
+    stmt = write.stmt
+    holder = _function_holding(write.top or hint, stmt)
+    facts = ctx.facts
+
+    def tensors(node) -> bool:
+        return facts.expr_values.get(id(node)) is not None or facts.name_values.get(id(node)) is not None
+
+    def new_tensor(call) -> bool:
+        """The analysis ran the call (a layer, a function of this file) and got a tensor no other value shares."""
+        made = facts.expr_values.get(id(call))
+        if made is None or made.view_of is not None or made.data_of is not None:
+            return False
+        counter = made.counter
+        return not any(t.counter is counter and t is not made and t.origin is not made.origin
+                       for t in facts.expr_values.values())
+
+    scan = _Scan(name, stmt, tensors, new_tensor)
+    if holder is not None:
+        if any(p.name.value == name for p in _params(holder.params)):
+            return f"`{name}` is a parameter (the caller's tensor would no longer be modified)"
+        if isinstance(holder.body, cst.IndentedBlock):
+            scan.statements(holder.body.body, (), False)
+        else:
+            return "the function is written on one line"
+        return scan.verdict()
+    if write.call_chain:
+        return "the write runs inside a function called from here"
+    blocks = getattr(ctx.locator, "blocks", None)
+    if not blocks:
+        return "the module's other statements are not known"
+    scan.module_level = True
+    for pb in blocks:
+        module = pb.module
+        if module is None:
+            return "part of the file did not parse"
+        scan.statements(module.body, (), False)
+        # a class body reading the name: it runs as module code, but it is simpler to refuse
+    return scan.verdict()
+
+
+def _function_holding(top, stmt):
+    """The innermost def inside `top` whose own body (not a nested def's) holds `stmt`; None at module level."""
+    if top is None:
+        return None
+    stack = [(top, None)]
+    while stack:
+        node, holder = stack.pop()
+        if node is stmt:
+            return holder
+        if isinstance(node, cst.BaseExpression):
+            continue
+        inner = node if isinstance(node, cst.FunctionDef) else holder
+        if isinstance(node, cst.ClassDef) and node is not top:
+            inner = holder
+        stack.extend((child, inner) for child in node.children)
+    return None

@@ -1,0 +1,158 @@
+"""A safe fix changes no value the program computes: a property test over programs where the tensor has aliases.
+
+A safe fix of an in-place write must be unobservable until the point where the original crashed. Programs are
+generated from shapes in which the written tensor is also reachable another way (a loop variable over a list,
+a dict item, an attribute, a function parameter, a mutator helper that returns nothing, a view, an item stored in a
+list before the write) and from shapes where it is not (a local bound by the op). For every safe fix gradguard
+offers, the original and the fixed program run under torch with the same seed, and every tensor the program can
+reach (its names, the items of its lists and dicts, the attributes of its objects) is recorded at every line;
+until the original raises, the fixed program must record the same values, and after that it must run clean.
+Unsafe fixes are checked too: their titles must say why they are unsafe.
+"""
+from __future__ import annotations
+
+import sys
+
+import pytest
+import torch
+
+from gradguard.engine import Engine
+from gradguard.source import Source
+
+ENGINE = Engine(editor=False)
+
+HEAD = "import torch\ntorch.manual_seed(0)\nx = torch.randn(4, requires_grad=True)\n"
+
+# {make} produces the tensor (`torch.sigmoid(x)` saves its output, so the write below makes backward fail).
+SHAPES = {
+    "local": "p = {make}\n{write}\nloss = p.sum()\n",
+    "loop_variable": "ps = [{make} for _ in range(2)]\nfor p in ps:\n    {write}\nloss = sum(q.sum() for q in ps)\n",
+    "dict_item": "d = {{'a': {make}}}\np = d['a']\n{write}\nloss = d['a'].sum() + p.sum()\n",
+    "attribute": "class Box:\n    pass\nbox = Box()\nbox.t = {make}\np = box.t\n{write}\nloss = box.t.sum()\n",
+    "parameter": "def normalize(p):\n    {write}\n    return p\nq = {make}\nout = normalize(q)\nloss = q.sum() + out.sum()\n",
+    "mutator": "def normalize(p):\n    {write}\nq = {make}\nnormalize(q)\nloss = q.sum()\n",
+    "view": "p = {make}\nv = p.view(2, 2)\n{write}\nloss = v.sum() + p.sum()\n",
+    "stored": "keep = []\np = {make}\nkeep.append(p)\n{write}\nloss = keep[0].sum() + p.sum()\n",
+    "rebound_before": "q = {make}\np = q\n{write}\nloss = q.sum() + p.sum()\n",
+    "function_local": "def f(x):\n    p = {make}\n    {write}\n    return p\nloss = f(x).sum()\n",
+    "loop_fresh": "total = 0\nfor i in range(2):\n    p = {make}\n    {write}\n    total = total + p.sum()\nloss = total\n",
+    "loop_kept": "keep = []\np = {make}\nfor i in range(2):\n    {write}\n    keep.append(p)\nloss = sum(k.sum() for k in keep)\n",
+}
+MAKES = ["torch.sigmoid(x)", "x.exp()", "torch.tanh(x * 2)"]
+WRITES = ["p /= p.sum()", "p.div_(p.sum())", "p += 1", "p.mul_(2)", "p.clamp_(max=0.5)"]
+TAIL = "loss.backward()\n"
+
+
+def programs():
+    for shape, body in SHAPES.items():
+        for make in MAKES:
+            for write in WRITES:
+                yield pytest.param(HEAD + body.format(make=make, write=write) + TAIL,
+                                   id=f"{shape}-{make}-{write}")
+
+
+def _reachable(namespace: dict) -> dict:
+    """Every tensor a program can reach from its globals, one level into lists, tuples, dicts and objects."""
+    seen = {}
+    for name, value in list(namespace.items()):
+        if name.startswith("__"):
+            continue
+        if isinstance(value, torch.Tensor):
+            seen[name] = value
+        elif isinstance(value, (list, tuple)):
+            seen.update({f"{name}[{i}]": v for i, v in enumerate(value) if isinstance(v, torch.Tensor)})
+        elif isinstance(value, dict):
+            seen.update({f"{name}[{k!r}]": v for k, v in value.items() if isinstance(v, torch.Tensor)})
+        elif hasattr(value, "__dict__") and not isinstance(value, type) and not callable(value):
+            seen.update({f"{name}.{k}": v for k, v in vars(value).items() if isinstance(v, torch.Tensor)})
+    return seen
+
+
+def run_recording(code: str):
+    """Run the program; return (the values reachable at each line event of module code, the error or None)."""
+    namespace = {"__name__": "__main__"}
+    records: list[dict] = []
+
+    def tracer(frame, event, arg):
+        if frame.f_code.co_filename != "<program>":
+            return None
+        if event == "line":
+            reachable = _reachable(frame.f_globals)
+            if frame.f_code.co_name != "<module>":  # a function's locals too
+                reachable.update({f"{frame.f_code.co_name}.{k}": v for k, v in frame.f_locals.items()
+                                  if isinstance(v, torch.Tensor)})
+            records.append({k: v.detach().clone() for k, v in reachable.items()})
+        return tracer
+
+    torch.set_grad_enabled(True)
+    error = None
+    sys.settrace(tracer)
+    try:
+        exec(compile(code, "<program>", "exec"), namespace)
+    except RuntimeError as exc:
+        error = exc
+    finally:
+        sys.settrace(None)
+    return records, error
+
+
+def apply(text: str, fix) -> str:
+    source = Source(text)
+    out = source.text
+    for e in sorted(fix.edits, key=lambda e: (e.span.start_line, e.span.start_col), reverse=True):
+        out = out[:source.offset(e.span.start_line, e.span.start_col)] + e.new_text + out[
+            source.offset(e.span.end_line, e.span.end_col):]
+    return out
+
+
+def _same_values(before: dict, after: dict) -> list[str]:
+    return [k for k in before if k not in after or before[k].shape != after[k].shape
+            or not torch.allclose(before[k], after[k], rtol=1e-6, atol=0)]
+
+
+@pytest.mark.parametrize("code", list(programs()))
+def test_a_safe_fix_changes_no_value_before_the_old_crash(code):
+    original, error = run_recording(code)
+    assert error is not None, "the generated program must raise (it is a bug)"
+    findings = [f for f in ENGINE.check(code, "t.py").findings if f.fix is not None]
+    assert findings, "every shape here gets a fix"
+    for finding in findings:
+        fixed_code = apply(code, finding.fix)
+        if finding.fix.applicability != "safe":
+            assert "(unsafe:" in finding.fix.message or "(" in finding.fix.message, finding.fix.message
+            continue
+        fixed, fixed_error = run_recording(fixed_code)
+        assert fixed_error is None, (finding.fix.message, fixed_code, fixed_error)
+        # the crash is at the last line event of the original: every event before it must agree
+        for i, (a, b) in enumerate(zip(original[:-1], fixed)):
+            changed = _same_values(a, b)
+            assert not changed, (finding.fix.message, f"line event {i}", changed, fixed_code)
+
+
+def test_the_alias_shapes_are_not_rewritten_safely():
+    """Where the tensor has an alias, the safe fix is a copy at the op (`.clone()`), never a re-binding."""
+    for shape in ("loop_variable", "dict_item", "attribute", "parameter", "mutator", "view", "stored",
+                  "rebound_before", "loop_kept"):
+        code = HEAD + SHAPES[shape].format(make="torch.sigmoid(x)", write="p /= p.sum()") + TAIL
+        (finding,) = [f for f in ENGINE.check(code, "t.py").findings if f.code == "GG201"]
+        assert finding.fix.applicability == "safe", shape
+        assert [e.new_text for e in finding.fix.edits] == ["torch.sigmoid(x).clone()"], (shape, finding.fix)
+
+
+def test_a_local_bound_by_the_op_is_rewritten():
+    for shape in ("local", "function_local", "loop_fresh"):
+        code = HEAD + SHAPES[shape].format(make="torch.sigmoid(x)", write="p /= p.sum()") + TAIL
+        (finding,) = [f for f in ENGINE.check(code, "t.py").findings if f.code == "GG201"]
+        assert (finding.fix.applicability, [e.new_text for e in finding.fix.edits]) == (
+            "safe", ["p = p / p.sum()"]), shape
+
+
+def test_both_saved_operands_are_copied():
+    """`p * p` saves p twice: copying one operand left the other saved, and the fixed program still raised."""
+    code = ("import torch\nx = torch.randn(4, requires_grad=True)\nps = [torch.sin(x)]\nfor p in ps:\n"
+            "    y = p * p\n    p /= 2\ny.sum().backward()\n")
+    (finding,) = [f for f in ENGINE.check(code, "t.py").findings if f.code == "GG201"]
+    assert finding.fix.applicability == "safe"
+    assert [e.new_text for e in finding.fix.edits] == ["p.clone()", "p.clone()"]
+    fixed, error = run_recording(apply(code, finding.fix))
+    assert error is None
