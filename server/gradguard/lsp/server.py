@@ -27,6 +27,7 @@ from pygls.protocol import LanguageServerProtocol
 from ..findings import Report
 from ..notebook import CellMap
 from . import actions as act
+from . import agent_tools
 from . import hover as hov
 from .convert import Positions, finding_diagnostic, parse_note_diagnostic
 from .documents import Snapshot, doc_key, key_for_uri, open_keys, snapshot_for, text_document, use_lsp_lines
@@ -790,6 +791,9 @@ async def fix_all_command(ls: GradguardServer, *args: Any) -> dict[str, Any]:
         )
         return {"applied": bool(result and result.applied), "edits": count}
     return {"applied": False, "edits": 0}
+
+
+agent_tools.register(server)  # gradguard.agentCheck and gradguard.agentExplain, for the editor's Language Model Tools
 
 
 # ---- entry point ----------------------------------------------------------------------

@@ -1,0 +1,77 @@
+"""The language server's side of the VS Code extension's Language Model Tools (`gradguard_check`,
+`gradguard_explain`): two `workspace/executeCommand` commands that answer with what `gradguard mcp` answers
+(gradguard.agent), for the documents as the editor holds them (unsaved edits included).
+
+- `gradguard.agentCheck` [uri]: the findings of an open file or notebook (the last analysis when it is current,
+  else a fresh one), as {"text", "record"}; the client opens the document first.
+- `gradguard.agentExplain` [traceback]: `gradguard explain`'s text for a pasted traceback, as {"text"}; files it
+  names are read only inside the workspace folders.
+"""
+from __future__ import annotations
+
+import asyncio
+import os
+from typing import Any
+
+from .. import agent
+from ..notebook import CellMap
+from .documents import key_for_uri, snapshot_for
+
+MAX_TRACEBACK_CHARS = 1024 * 1024
+OPEN_WAIT_S = 5.0  # the client's didOpen can arrive just after the request that follows it
+
+
+def _argument(args: tuple, name: str) -> str:
+    first = args[0] if args else ""
+    if isinstance(first, dict):
+        first = first.get(name, "")
+    return first if isinstance(first, str) else ""
+
+
+def _shown_path(ls, path: str) -> str:
+    """The path relative to its workspace folder, as a person names it in a chat."""
+    for root in ls.workspace_roots():
+        if path.startswith(root.rstrip(os.sep) + os.sep):
+            return os.path.relpath(path, root)
+    return path
+
+
+def register(server) -> None:
+    @server.command("gradguard.agentCheck")
+    async def agent_check(ls, *args: Any) -> dict[str, Any]:
+        uri = _argument(args, "uri")
+        key = key_for_uri(ls.workspace, uri)
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + OPEN_WAIT_S
+        snap = snapshot_for(ls.workspace, key)
+        while snap is None and loop.time() < deadline:
+            await asyncio.sleep(0.05)
+            key = key_for_uri(ls.workspace, uri)
+            snap = snapshot_for(ls.workspace, key)
+        if snap is None:
+            return {"error": f"{uri} is not open in the editor"}
+        analysis = ls.current(key)
+        if analysis is None:
+            analysis = await loop.run_in_executor(ls.engine_pool, ls._analyse, snap, ls.settings_for(key))
+        from ..cli import FileResult
+
+        cells = None
+        if snap.is_notebook:
+            cells = CellMap([p.cell for p in snap.pieces], [p.start_line for p in snap.pieces])
+        shown = _shown_path(ls, snap.path)
+        report = analysis.report
+        record = agent.check_record(shown, report.findings, report.parse_notes, FileResult(shown, cells=cells))
+        return {"text": agent.findings_text(record), "record": record}
+
+    @server.command("gradguard.agentExplain")
+    async def agent_explain(ls, *args: Any) -> dict[str, Any]:
+        from ..explain import explain, render_text
+
+        text = _argument(args, "traceback")[-MAX_TRACEBACK_CHARS:]  # the error comes last
+        lang = ls.lang_for(ls.settings.global_settings)
+        roots = ls.workspace_roots()
+
+        def work() -> str:  # on the engine thread: explain runs the static engine on the files it names
+            return render_text(explain(text, lang=lang, roots=roots), lang)
+
+        return {"text": await asyncio.get_running_loop().run_in_executor(ls.engine_pool, work)}
