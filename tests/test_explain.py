@@ -248,3 +248,43 @@ def test_many_frames_and_many_errors_stay_linear():
     found = explain.explain("Traceback (most recent call last):\n" + frames + errors, run_static=False)
     assert 0 < len(found) <= 50
     assert found[-1].raised_at["file"] == "/u/f19999.py"
+
+
+def _explain_seconds(text: str) -> float:
+    """CPU seconds of explain(), the least of three runs (other processes' load only ever adds time), with
+    the collector paused: its full passes scan the test process's whole heap, which is not explain's work."""
+    import gc
+    import time
+
+    best = float("inf")
+    for _ in range(3):
+        gc.collect()
+        gc.disable()
+        try:
+            start = time.process_time()
+            explain.explain(text, run_static=False)
+            best = min(best, time.process_time() - start)
+        finally:
+            gc.enable()
+    return best
+
+
+@pytest.mark.timeout(120)
+def test_the_same_traceback_repeated_is_explained_in_linear_time(tracebacks):
+    # A log holding one failure thousands of times (the issue's 8,000 copies took 6.9 s, 32,000 took 74 s).
+    one = tracebacks["index_write_loop"]
+    small, large = one * 600, one * 6000
+    [ex] = explain.explain(large, run_static=False)  # the same error, once
+    assert ex.kind == "saved-tensor-modified" and ex.versions == {"saved": 3, "now": 4, "writes": 1}
+    ratio = _explain_seconds(large) / _explain_seconds(small)
+    assert ratio <= 12, ratio
+
+
+@pytest.mark.timeout(120)
+def test_many_different_errors_are_found_in_linear_time():
+    errors = [SAVED.replace("[3]", f"[{i}]") for i in range(30_000)]
+    small = "Traceback (most recent call last):\n" + "\n".join(errors[:3_000]) + "\n"
+    large = "Traceback (most recent call last):\n" + "\n".join(errors) + "\n"
+    assert len(explain.find_errors(large)) == 30_000
+    ratio = _explain_seconds(large) / _explain_seconds(small)
+    assert ratio <= 12, ratio

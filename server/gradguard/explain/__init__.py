@@ -222,13 +222,30 @@ def is_user_file(path: str) -> bool:
 def find_errors(text: str) -> list[tuple[catalog.ErrorKind, re.Match]]:
     """Every known error message in the text, in order of appearance, without overlaps."""
     found: list[tuple[catalog.ErrorKind, re.Match]] = []
-    taken: list[tuple[int, int]] = []
+    taken: list[tuple[int, int]] = []  # spans already claimed, sorted and disjoint
     for kind in catalog.KINDS:
-        for m in kind.pattern.finditer(text):
-            if any(m.start() < end and start < m.end() for start, end in taken):
-                continue
-            taken.append((m.start(), m.end()))
+        # One kind's matches come in order: merge them with the sorted spans in one pass (checking each
+        # match against every span taken so far was quadratic in the number of errors).
+        matches = list(kind.pattern.finditer(text))
+        if not taken:
+            taken = [m.span() for m in matches]
+            found.extend((kind, m) for m in matches)
+            continue
+        if not matches:
+            continue
+        merged: list[tuple[int, int]] = []
+        i = 0
+        for m in matches:
+            start, end = m.span()
+            while i < len(taken) and taken[i][1] <= start:
+                merged.append(taken[i])
+                i += 1
+            if i < len(taken) and taken[i][0] < end:
+                continue  # overlaps a span an earlier kind claimed
+            merged.append((start, end))
             found.append((kind, m))
+        merged.extend(taken[i:])
+        taken = merged
     found.sort(key=lambda item: item[1].start())
     # The same error printed twice (chained exceptions, a log) counts once.
     unique, seen = [], set()
@@ -265,13 +282,24 @@ def explain(text: str, lang: str = "en", run_static: bool = True, roots: list[st
     user_frames = [f for f in frames if is_user_file(f.file)]
     static = _static_candidates(user_frames, lang, roots) if run_static else None
     shared = _text_candidates(text, lang, roots)  # once per text, not once per error
+    hints = _TextHints(text, user_frames)
     results = []
     for kind, m in find_errors(text)[-_MAX_ERRORS:]:
-        results.append(_explain_one(kind, m, text, frames, user_frames, static, lang, shared))
+        results.append(_explain_one(kind, m, hints, frames, user_frames, static, lang, shared))
     return results
 
 
-def _explain_one(kind, m, text, frames, user_frames, static, lang, shared) -> Explanation:
+class _TextHints:
+    """What the cause ranking looks for in the whole text, searched once per text rather than once per error."""
+
+    def __init__(self, text: str, user_frames: list[Frame]):
+        code = "\n".join(f.code for f in user_frames)
+        self.retain_graph = "retain_graph=True" in code or "retain_graph=True" in text
+        self.step = re.search(r"\.step\(\)", text) is not None
+        self.inplace = re.search(r"inplace\s*=\s*True", text) is not None
+
+
+def _explain_one(kind, m, hints, frames, user_frames, static, lang, shared) -> Explanation:
     ex = Explanation(kind=kind.id, title=kind.title[lang], message=m.group(0), meaning=kind.meaning[lang],
                      fix=kind.fix[lang])
     raised = _raised_at(user_frames, m)
@@ -292,7 +320,7 @@ def _explain_one(kind, m, text, frames, user_frames, static, lang, shared) -> Ex
                                 "text": op_text}
             saved, now = int(m.group("saved")), int(m.group("now"))
             ex.versions = {"saved": saved, "now": now, "writes": now - saved}
-        ex.causes = _rank_causes(ex, text, user_frames, lang)
+        ex.causes = _rank_causes(ex, hints, lang)
     elif kind.id in ("multi-output-view", "multi-output-view-base"):
         raw = m.group("op")
         op, node = catalog.normalize_op(raw)
@@ -323,7 +351,7 @@ def _raised_at(user_frames, m) -> Frame | None:
     return user_frames[-1] if user_frames else None
 
 
-def _rank_causes(ex: Explanation, text: str, user_frames: list[Frame], lang: str) -> list[dict]:
+def _rank_causes(ex: Explanation, hints: _TextHints, lang: str) -> list[dict]:
     scores = {cause: 0 for cause in catalog.CAUSES}
     category = (ex.output_of or {}).get("category", "none")
     shape = (ex.tensor or {}).get("shape") or []
@@ -355,12 +383,11 @@ def _rank_causes(ex: Explanation, text: str, user_frames: list[Frame], lang: str
     else:
         scores["input-inplace"] += 6
         scores["optimizer-step"] += 4
-    code = "\n".join(f.code for f in user_frames)
-    if "retain_graph=True" in code or "retain_graph=True" in text:
+    if hints.retain_graph:
         scores["optimizer-step"] += 6
-    if re.search(r"\.step\(\)", text):
+    if hints.step:
         scores["optimizer-step"] += 3
-    if re.search(r"inplace\s*=\s*True", text):
+    if hints.inplace:
         scores["output-inplace"] += 4
     ranked = sorted((c for c in scores if scores[c] > 0), key=lambda c: -scores[c])
     return [{"id": c, "text": catalog.CAUSES[c][lang]} for c in ranked[:4]]
