@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { registerCommands } from './commands';
 import { pythonExtensionApi } from './interpreter';
+import { registerLanguageModelTools } from './lmTools';
 import { MarkdownViews } from './markdown';
 import { ServerManager, traceEvent } from './server';
 import { affectsLaunch, SECTION } from './settings';
@@ -14,6 +15,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   manager = new ServerManager(log, context);
   const views = new MarkdownViews();
   context.subscriptions.push(log, manager, views, new StatusItem(manager), ...registerCommands(manager, views, log));
+  context.subscriptions.push(...registerLanguageModelTools(manager));
 
   const server = manager;
   context.subscriptions.push(
