@@ -35,6 +35,7 @@ from .model import (
     Storage,
     Tensor,
 )
+from .sets import EMPTY, SharedSet
 from .tensors import flat_tensors
 
 TENSOR_FACTORIES = {
@@ -667,9 +668,9 @@ class CallsMixin:
             result = self.call_function(FunctionRef(forward, top=self.a.top_of.get(id(forward)), cls=owner,
                                                     kind="staticmethod"), [ctx] + list(positional), {}, node)
             self.grad = saved_grad
-        saves = frozenset(self.save(t, f"{info.name}.forward", call, "input") for t, call in ctx.payload) \
-            if rg else frozenset()
-        history = frozenset().union(*(t.history for t in tensors)) if rg else frozenset()
+        saves = tuple(self.save(t, f"{info.name}.forward", call, "input") for t, call in ctx.payload) \
+            if rg else ()
+        history = SharedSet.union(t.history for t in tensors) if rg else EMPTY
 
         def output(value):
             if isinstance(value, Tensor) and value.view_of is not None and any(value.counter is t.counter for t in tensors):
@@ -842,7 +843,7 @@ class CallsMixin:
             return self.view_of(t, node, "detach")
         if name == "detach_":
             self.args_of(node)
-            t.history = frozenset()
+            t.history = EMPTY
             t.requires_grad = False
             t.is_leaf = True
             return t
@@ -872,8 +873,8 @@ class CallsMixin:
             self.args_of(node)
             out = self.new_tensor(requires_grad=t.requires_grad if self.grad != GRAD_OFF else False,
                                   is_leaf=(not t.requires_grad) if t.requires_grad is not None else None,
-                                  origin=node, created_by="`.clone()`", history=t.history if self.grad != GRAD_OFF else frozenset(),
-                                  owners=self.owners_of([t]) if self.grad != GRAD_OFF else frozenset())
+                                  origin=node, created_by="`.clone()`", history=t.history if self.grad != GRAD_OFF else EMPTY,
+                                  owners=self.owners_of([t]) if self.grad != GRAD_OFF else EMPTY)
             out.shape = t.shape
             return out
         if name in COPYISH_METHODS:
@@ -881,8 +882,8 @@ class CallsMixin:
             return self.new_tensor(requires_grad=t.requires_grad if self.grad != GRAD_OFF else False,
                                    is_leaf=(not t.requires_grad) if t.requires_grad is not None else None,
                                    origin=node, created_by=f"`.{name}()`",
-                                   history=t.history if self.grad != GRAD_OFF else frozenset(),
-                                   owners=self.owners_of([t]) if self.grad != GRAD_OFF else frozenset())
+                                   history=t.history if self.grad != GRAD_OFF else EMPTY,
+                                   owners=self.owners_of([t]) if self.grad != GRAD_OFF else EMPTY)
         row = self.ops.by_name.get("Tensor." + name)
         positional, keywords = self.args_of(node)
         if row is not None and row.kind != "inplace":

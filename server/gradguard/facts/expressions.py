@@ -29,6 +29,7 @@ from .model import (
     Tensor,
 )
 from .names import dotted
+from .sets import SharedSet
 
 _PARAM_ATTRS = {"weight", "bias", "weight_ih_l0", "weight_hh_l0", "bias_ih_l0", "bias_hh_l0", "weight_ih",
                 "weight_hh", "bias_ih", "bias_hh", "in_proj_weight", "in_proj_bias", "weight_ih_l1", "weight_hh_l1",
@@ -619,8 +620,8 @@ class ExpressionsMixin:
             # a fresh counter: writes after the join reach none of the alternatives' saves (a miss, never a
             # false alarm); the histories are kept, each save tagged with the branch it came from
             t = Tensor(Counter(known_start=False), Storage(), rg, leaf, origin=first.origin,
-                       created_by="one of several values", history=frozenset().union(*(v.history for v in values)),
-                       owners=frozenset().union(*(v.owners for v in values)))
+                       created_by="one of several values", history=SharedSet.union(v.history for v in values),
+                       owners=SharedSet.union(v.owners for v in values))
             names = {v.name for v in values}
             t.name = first.name if len(names) == 1 else ""
             return t

@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from .sets import EMPTY, SharedSet
+
 _ids = itertools.count(1)
 
 # Grad modes of a region of code.
@@ -116,7 +118,7 @@ class Tensor:
     origin: cst.CSTNode | None = None  # where it was created
     created_by: str = ""
     name: str = ""
-    history: frozenset = frozenset()  # Saves that backward through this tensor needs
+    history: SharedSet = EMPTY  # Saves that backward through this tensor needs
     view_of: "Tensor | None" = None  # base tensor when this is a view
     view_kind: str = ""  # "view", "multi", "expand", "detach", "index"
     view_in_no_grad: bool = False
@@ -130,7 +132,7 @@ class Tensor:
     inference_call: cst.CSTNode | None = None  # created under this `torch.inference_mode()` call
     inference_top: cst.CSTNode | None = None
     inference_origin: cst.CSTNode | None = None  # the expression that made the inference tensor (views keep it)
-    owners: frozenset = frozenset()  # parameter groups (layers) whose .grad a backward through it fills
+    owners: SharedSet = EMPTY  # parameter groups (layers) whose .grad a backward through it fills
     # For hover: what was saved and written on this tensor's counter.
     id: int = field(default_factory=lambda: next(_ids))
 

@@ -23,6 +23,7 @@ from .model import (
     Storage,
     Tensor,
 )
+from .sets import EMPTY, SharedSet
 from .tensors import flat_tensors
 
 INPLACE_MODULE_ARG_POS = {
@@ -370,10 +371,10 @@ class ModulesMixin:
             rg = False
         if grad_off:
             rg = False
-        history = frozenset().union(*(t.history for t in tensors)) if tensors and not grad_off else frozenset()
-        owners = frozenset().union(*(t.owners for t in tensors)) if tensors else frozenset()
+        history = SharedSet.union(t.history for t in tensors) if tensors and not grad_off else EMPTY
+        owners = SharedSet.union(t.owners for t in tensors) if tensors else EMPTY
         if trainable and not grad_off:
-            owners = owners | {m}
+            owners = owners | (m,)
         saves = set()
         if m.row is not None and m.row.view == "alias" and tensors:
             return tensors[0]

@@ -29,6 +29,7 @@ from .model import (
 )
 from .modules import ModulesMixin
 from .optimizers import OptimizersMixin
+from .sets import EMPTY, SharedSet
 from .tensors import TensorOpsMixin, flat_tensors
 
 # Words in an `if` test that make its arms mode-dependent (training vs eval, grad vs no grad, scripting).
@@ -45,7 +46,7 @@ class Carry:
     name: str
     stmt: cst.CSTNode
     value_node: cst.BaseExpression
-    history: frozenset
+    history: SharedSet
     loop: cst.CSTNode
     tensor: object = None
     used: bool = False  # read in the next iteration before being re-bound
@@ -60,7 +61,7 @@ class LoopFrame:
     iteration: int
     owner: object  # the Scope running the loop
     start_seq: int = 0  # events numbered below it happened before the loop began
-    element_saves: frozenset = frozenset()  # saves reached through the loop's elements (one stand-in for many)
+    element_saves: SharedSet = EMPTY  # saves reached through the loop's elements (one stand-in for many)
 
 
 @dataclass
@@ -347,7 +348,7 @@ class Scope(ExpressionsMixin, CallsMixin, TensorOpsMixin, ModulesMixin, Optimize
             if type(stmt) is cst.For:
                 element = items[iteration] if items is not None else self.element_of(iterable, stmt.iter)
                 if items is None:
-                    frame.element_saves = frozenset().union(*(t.history for t in flat_tensors([element])))
+                    frame.element_saves = SharedSet.union(t.history for t in flat_tensors([element]))
                 self.assign(stmt.target, element, stmt.iter, stmt)
             else:
                 self.eval(stmt.test)
@@ -385,7 +386,7 @@ class Scope(ExpressionsMixin, CallsMixin, TensorOpsMixin, ModulesMixin, Optimize
                 value = self.env.get(key[1])
             else:
                 value = _attrs_of(obj).get(key[1])
-            history = frozenset().union(*(t.history for t in flat_tensors([value])))
+            history = SharedSet.union(t.history for t in flat_tensors([value]))
             if history:
                 carry = Carry(display, assign_stmt, value_node, history, loop, value, top=top)
                 run.carries.append(carry)

@@ -23,6 +23,7 @@ from .model import (
     Tensor,
     Write,
 )
+from .sets import EMPTY, SharedSet
 
 # checked on torch 2.13: arithmetic and random in-place ops refuse overlapping memory; scalar fills do not
 FILL_LIKE = {"fill_", "zero_", "fill_diagonal_", "masked_fill_", "index_fill_"}
@@ -42,8 +43,8 @@ def flat_tensors(values) -> list:
 
 
 class TensorOpsMixin:
-    def new_tensor(self, *, requires_grad, is_leaf, origin, created_by, history=frozenset(), name="",
-                   owners=frozenset()) -> Tensor:
+    def new_tensor(self, *, requires_grad, is_leaf, origin, created_by, history=EMPTY, name="",
+                   owners=EMPTY) -> Tensor:
         t = Tensor(Counter(), Storage(), requires_grad, is_leaf, origin=origin, created_by=created_by,
                    history=history, name=name, owners=owners)
         if self.inference is not None:
@@ -75,7 +76,7 @@ class TensorOpsMixin:
         rg = t.requires_grad if self.grad != GRAD_OFF else False
         v = Tensor(t.counter, t.storage, rg, None if rg is None else not rg, origin=node,
                    created_by="a view" if kind != "index" else "indexing (a view)",
-                   history=t.history if rg else frozenset(),
+                   history=t.history if rg else EMPTY,
                    view_of=t, view_kind=kind, view_in_no_grad=self.grad == GRAD_OFF or t.view_in_no_grad)
         if t.view_kind == "multi":
             v.view_kind = "multi"
@@ -83,7 +84,7 @@ class TensorOpsMixin:
             v.view_kind = "custom_function"
         v.is_parameter = False
         v.module_params = t.module_params
-        v.owners = self.owners_of([t]) if rg is not False else frozenset()
+        v.owners = self.owners_of([t]) if rg is not False else EMPTY
         v.inference_call, v.inference_top = t.inference_call, t.inference_top
         v.inference_origin = t.inference_origin
         return v
@@ -96,18 +97,18 @@ class TensorOpsMixin:
             return self.new_tensor(requires_grad=False, is_leaf=True, origin=node, created_by="an op under no_grad")
         rg = True if any(t.requires_grad is True for t in tensors) else (
             None if any(t.requires_grad is None for t in tensors) else False)
-        history = frozenset().union(*(t.history for t in tensors))
+        history = SharedSet.union(t.history for t in tensors)
         return self.new_tensor(requires_grad=rg, is_leaf=None if rg is None else not rg, origin=node,
                                created_by="an op", history=history, owners=self.owners_of(tensors))
 
-    def owners_of(self, tensors) -> frozenset:
+    def owners_of(self, tensors) -> SharedSet:
         """The parameter groups a backward through these tensors reaches (their .grad gets filled)."""
-        out = set()
+        parts = []
         for t in tensors:
-            out |= t.owners
+            parts.append(t.owners)
             if t.is_parameter and t.requires_grad is not False:
-                out.add(t.module_params if t.module_params is not None else t)
-        return frozenset(out)
+                parts.append((t.module_params if t.module_params is not None else t,))
+        return SharedSet.union(parts)
 
     def apply_op(self, row: OpRow | None, args, node, keywords=None, op_name: str = ""):
         keywords = keywords or {}
@@ -309,12 +310,12 @@ class TensorOpsMixin:
                     s.freed_scopes = frozenset(a.serial for a in self.ancestors())
 
     def _modules_in(self, history):
-        seen = []
+        seen = {}  # by identity, in order (a list's `in` made a backward through N layers cost N^2)
         for s in history:
             owner = s.counter.owner
-            if owner is not None and owner not in seen:
-                seen.append(owner)
-        return seen
+            if owner is not None:
+                seen.setdefault(id(owner), owner)
+        return list(seen.values())
 
     def escape(self, value, node) -> None:
         """A value leaves a function analysed on its own: the caller will run backward on it."""
