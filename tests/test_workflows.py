@@ -1,0 +1,137 @@
+"""The GitHub Actions workflows (.github/workflows/), read as GitHub reads them (YAML) since they cannot run here:
+a tag is all a release takes, nothing is uploaded unless the build checks and the tests passed, each channel gets
+its credential and no job holds more permission than it uses."""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+REPO = Path(__file__).resolve().parents[1]
+WORKFLOWS = REPO / ".github" / "workflows"
+
+
+def load(name: str) -> dict:
+    workflow = yaml.safe_load((WORKFLOWS / name).read_text(encoding="utf-8"))
+    # YAML 1.1 (PyYAML) reads the key `on` as True; GitHub reads it as "on".
+    workflow["on"] = workflow.pop(True, workflow.get("on"))
+    return workflow
+
+
+def runs(job: dict) -> str:
+    return "\n".join(step["run"] for step in job["steps"] if "run" in step)
+
+
+def uses(job: dict) -> list[str]:
+    return [step["uses"] for step in job["steps"] if "uses" in step]
+
+
+def needs(job: dict) -> set[str]:
+    value = job.get("needs", [])
+    return {value} if isinstance(value, str) else set(value)
+
+
+def ancestors(jobs: dict, name: str) -> set[str]:
+    seen: set[str] = set()
+    todo = list(needs(jobs[name]))
+    while todo:
+        parent = todo.pop()
+        if parent not in seen:
+            seen.add(parent)
+            todo += needs(jobs[parent])
+    return seen
+
+
+@pytest.fixture(scope="module")
+def release() -> dict:
+    return load("release.yml")
+
+
+def test_a_version_tag_is_the_only_trigger(release):
+    assert release["on"] == {"push": {"tags": ["v*"]}}
+
+
+def test_the_job_graph_builds_and_tests_before_anything_is_published(release):
+    jobs = release["jobs"]
+    assert set(jobs) == {"build", "test", "pypi", "marketplace", "open-vsx", "github-release"}
+    for name, job in jobs.items():
+        assert needs(job) <= set(jobs), name
+        assert name not in ancestors(jobs, name), f"{name} needs itself"
+    for publisher in ("pypi", "marketplace", "open-vsx"):
+        assert needs(jobs[publisher]) == {"build", "test"}
+    assert needs(jobs["github-release"]) == {"pypi", "marketplace", "open-vsx"}
+    assert ancestors(jobs, "github-release") == {"build", "test", "pypi", "marketplace", "open-vsx"}
+
+
+def test_the_build_job_runs_release_check_against_the_tag_and_the_test_job_runs_make_test(release):
+    build, test = release["jobs"]["build"], release["jobs"]["test"]
+    assert 'make release-check RELEASE_TAG="$GITHUB_REF_NAME"' in runs(build)
+    assert 'python scripts/release_check.py notes "$GITHUB_REF_NAME" > release-notes.md' in runs(build)
+    assert runs(test) == ".ci/run"
+    assert "make test" in (REPO / ".ci" / "run").read_text()
+
+
+def test_every_downloaded_artifact_is_uploaded_by_the_build(release):
+    jobs = release["jobs"]
+    uploaded = {step["with"]["name"] for step in jobs["build"]["steps"]
+                if step.get("uses", "").startswith("actions/upload-artifact@")}
+    assert uploaded == {"python-dist", "vsix", "release-notes"}
+    for name, job in jobs.items():
+        for step in job["steps"]:
+            if step.get("uses", "").startswith("actions/download-artifact@") and "name" in step.get("with", {}):
+                assert step["with"]["name"] in uploaded, name
+
+
+def test_pypi_uses_trusted_publishing_and_no_token(release):
+    pypi = release["jobs"]["pypi"]
+    assert pypi["permissions"] == {"id-token": "write"}
+    assert pypi["environment"]["name"] == "pypi"
+    [publish] = [step for step in pypi["steps"] if step.get("uses", "").startswith("pypa/gh-action-pypi-publish@")]
+    assert not {"password", "user"} & set(publish.get("with", {}))
+    assert "secrets." not in json.dumps(pypi)
+
+
+def test_each_extension_gallery_gets_its_own_secret_and_every_platform_vsix(release):
+    marketplace, open_vsx = release["jobs"]["marketplace"], release["jobs"]["open-vsx"]
+    [vsce] = [step for step in marketplace["steps"] if "vsce" in step.get("run", "")]
+    assert vsce["env"] == {"VSCE_PAT": "${{ secrets.VSCE_PAT }}"}
+    assert "publish --skip-duplicate --packagePath vsix/*.vsix" in vsce["run"]
+    [ovsx] = [step for step in open_vsx["steps"] if "ovsx" in step.get("run", "")]
+    assert ovsx["env"] == {"OVSX_PAT": "${{ secrets.OVSX_PAT }}"}
+    assert 'ovsx@1.4.0 publish --skip-duplicate --packagePath "$vsix"' in ovsx["run"]
+    assert "for vsix in vsix/*.vsix" in ovsx["run"]
+    # The vsce that publishes is the one that packaged (client-vscode/package-lock.json).
+    lock = json.loads((REPO / "client-vscode" / "package-lock.json").read_text())
+    assert f"@vscode/vsce@{lock['packages']['node_modules/@vscode/vsce']['version']} publish" in vsce["run"]
+
+
+def test_the_github_release_carries_the_changelog_notes_and_every_artifact(release):
+    job = release["jobs"]["github-release"]
+    assert job["permissions"] == {"contents": "write"}
+    command = runs(job)
+    assert command.startswith('gh release create "$GITHUB_REF_NAME"')
+    assert "--notes-file artifacts/release-notes/release-notes.md" in command
+    assert "artifacts/python-dist/* artifacts/vsix/*" in command
+
+
+def test_only_the_jobs_that_need_it_hold_more_than_read_access(release):
+    assert release["permissions"] == {"contents": "read"}
+    elevated = {name for name, job in release["jobs"].items() if "permissions" in job}
+    assert elevated == {"pypi", "github-release"}
+
+
+@pytest.mark.parametrize("name", ["release.yml", "ci.yml"])
+def test_every_action_is_pinned_to_a_release(name):
+    for job_name, job in load(name)["jobs"].items():
+        for action in uses(job):
+            assert re.fullmatch(r"[\w.-]+/[\w.-]+@(v\d+|release/v\d+)", action), (job_name, action)
+
+
+def test_ci_runs_the_suite_on_pushes_and_pull_requests():
+    ci = load("ci.yml")
+    assert ci["on"] == {"push": {"branches": ["main"]}, "pull_request": None}
+    assert runs(ci["jobs"]["test"]) == ".ci/run"
+    assert runs(ci["jobs"]["release-sources"]) == "python scripts/release_check.py sources"
