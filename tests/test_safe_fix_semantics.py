@@ -123,8 +123,8 @@ def test_a_safe_fix_changes_no_value_before_the_old_crash(code):
             continue
         fixed, fixed_error = run_recording(fixed_code)
         assert fixed_error is None, (finding.fix.message, fixed_code, fixed_error)
-        # the crash is at the last line event of the original: every event before it must agree
-        for i, (a, b) in enumerate(zip(original[:-1], fixed)):
+        # each line event records the values before its line runs: all of them precede the crash
+        for i, (a, b) in enumerate(zip(original, fixed)):
             changed = _same_values(a, b)
             assert not changed, (finding.fix.message, f"line event {i}", changed, fixed_code)
 
@@ -156,3 +156,78 @@ def test_both_saved_operands_are_copied():
     assert [e.new_text for e in finding.fix.edits] == ["p.clone()", "p.clone()"]
     fixed, error = run_recording(apply(code, finding.fix))
     assert error is None
+
+
+# `inplace=False` leaves the activation's input as it was: safe only when nothing else reads that input.
+ACTIVATION_PROGRAMS = {
+"resnet": '''
+import torch
+from torch import nn
+class Block(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Linear(4, 4)
+        self.relu = nn.ReLU(inplace=True)
+    def forward(self, x):
+        out = torch.tanh(self.conv(x))
+        out = self.relu(out)
+        return out
+b = Block()
+b(torch.randn(2, 4)).sum().backward()
+''',
+"param": '''
+import torch
+from torch import nn
+class Block(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.relu = nn.ReLU(inplace=True)
+    def forward(self, x):
+        x = self.relu(x)
+        return x
+lin = nn.Linear(4, 4)
+h = torch.tanh(lin(torch.randn(2, 4)))
+b = Block()
+(b(h).sum() + h.sum()).backward()
+''',
+"seq": '''
+import torch
+from torch import nn
+net = nn.Sequential(nn.Linear(4, 4), nn.Tanh(), nn.ReLU(inplace=True))
+net(torch.randn(2, 4)).sum().backward()
+''',
+"arg_other": '''
+import torch
+import torch.nn.functional as F
+x = torch.randn(4, requires_grad=True)
+h = torch.tanh(x)
+y = F.relu(h, inplace=True)
+(y.sum() + h.sum()).backward()
+''',
+"arg_alone": '''
+import torch
+import torch.nn.functional as F
+x = torch.randn(4, requires_grad=True)
+h = torch.tanh(x)
+F.relu(h, inplace=True)
+h.sum().backward()
+''',
+}
+ACTIVATION_SAFETY = {"resnet": "safe", "param": "unsafe", "seq": "safe", "arg_other": "unsafe", "arg_alone": "safe"}
+
+
+@pytest.mark.parametrize("name", sorted(ACTIVATION_PROGRAMS))
+def test_inplace_false_is_safe_only_when_the_input_is_not_read_again(name):
+    code = "import torch\ntorch.manual_seed(0)\n" + ACTIVATION_PROGRAMS[name]
+    (finding,) = [f for f in ENGINE.check(code, "t.py").findings if f.code == "GG202"]
+    assert finding.fix.applicability == ACTIVATION_SAFETY[name], finding.fix.message
+    original, error = run_recording(code)
+    assert error is not None
+    fixed, fixed_error = run_recording(apply(code, finding.fix))
+    assert fixed_error is None
+    changed = [(i, _same_values(a, b)) for i, (a, b) in enumerate(zip(original, fixed)) if _same_values(a, b)]
+    if finding.fix.applicability == "safe":
+        assert not changed, (finding.fix.message, changed)
+    else:
+        assert "(unsafe: " in finding.fix.message
+        assert changed, "an unsafe fix here is one whose difference a reference really sees"

@@ -105,6 +105,145 @@ def rebinding_risk(ctx: RuleContext, write, hint, rewrite_text: str) -> str | No
                  f"{reason}，那个引用会保留旧值")
 
 
+class _Site:
+    """A call site of an in-place layer, shaped like a Write for the re-binding proof."""
+
+    def __init__(self, stmt, top):
+        self.stmt, self.top, self.call_chain, self.via = stmt, top, (), ""
+
+
+def inplace_flag_risk(ctx: RuleContext, write, hint) -> str | None:
+    """None when `inplace=False` changes nothing another reference sees; else why it may.
+
+    With `inplace=False` the activation's input keeps its old values. That is unobservable when the input is a
+    temporary (`F.relu(self.bn(x), inplace=True)`, a layer after the first in an `nn.Sequential`) or a name the
+    call re-binds (`h = self.act(h)`) that has no alias. A constructor's flag covers every call of the layer."""
+    if write.kind == "inplace_module":
+        ctor = write.module_ctor
+        if _inside_sequential_not_first(ctx, ctor, hint):
+            return None
+        sites = _layer_call_sites(ctx, ctor)
+        if sites is None:
+            return ctx.t("the layer is built where its calls cannot all be seen", "无法看到该层的所有调用")
+        if not sites:
+            return ctx.t("the layer's calls cannot be found", "找不到该层的调用")
+        for call, stmt, top in sites:
+            risk = _call_input_risk(ctx, call, stmt, top)
+            if risk is not None:
+                return risk
+        return None
+    return _call_input_risk(ctx, write.node, write.stmt, write.top or hint)
+
+
+def _call_input_risk(ctx: RuleContext, call, stmt, top) -> str | None:
+    if not isinstance(call, cst.Call) or not call.args:
+        return ctx.t("its input cannot be told", "无法确定它的输入")
+    first = call.args[0].value
+    if not isinstance(first, cst.Name):
+        if isinstance(first, (cst.Call, cst.BinaryOperation)):
+            return None  # a temporary: nothing else holds it
+        return ctx.t(f"its input `{ctx.code(first)}` is reachable another way and would keep the values before the activation",
+                     f"它的输入 `{ctx.code(first)}` 还能通过别的途径访问，将保留激活之前的值")
+    name = first.value
+    rebound = isinstance(stmt, cst.SimpleStatementLine) and any(
+        (isinstance(small, cst.Assign) and small.value is call and len(small.targets) == 1
+         and isinstance(small.targets[0].target, cst.Name) and small.targets[0].target.value == name)
+        or (isinstance(small, cst.Expr) and small.value is call) for small in stmt.body)
+    if not rebound:
+        return ctx.t(f"`{name}` would keep the values before the activation", f"`{name}` 将保留激活之前的值")
+    reason = unobservable_rebinding(ctx, _Site(stmt, top), top, name)
+    if reason is None:
+        return None
+    return ctx.t(f"{reason}, and that reference would keep the values before the activation",
+                 f"{reason}，那个引用将保留激活之前的值")
+
+
+def _inside_sequential_not_first(ctx: RuleContext, ctor, hint) -> bool:
+    """`nn.Sequential(nn.Conv2d(...), nn.ReLU(inplace=True))`: the ReLU's input is the previous layer's output."""
+    if ctor is None:
+        return False
+    for pb in ctx.locator.blocks:
+        for node in _walk(pb.module):
+            if isinstance(node, cst.Call) and _dotted_name(node.func).split(".")[-1] == "Sequential":
+                values = [a.value for a in node.args]
+                if ctor in values[1:] and not any(a.star for a in node.args):
+                    return all(not (isinstance(v, cst.Call) and _dotted_name(v.func).split(".")[-1] in (
+                        "Identity", "Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout"))
+                        for v in values[:values.index(ctor)])
+    return False
+
+
+def _layer_call_sites(ctx: RuleContext, ctor):
+    """Every `self.<attr>(...)` call of the layer built by `self.<attr> = ctor` in the same class; None when the
+    constructor is not such an assignment."""
+    for top, node in _classes(ctx):
+        attr = None
+        for inner in _walk(node):
+            if isinstance(inner, cst.Assign) and inner.value is ctor and len(inner.targets) == 1:
+                target = inner.targets[0].target
+                if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and \
+                        target.value.value == "self":
+                    attr = target.attr.value
+        if attr is None:
+            continue
+        sites = []
+        for inner, holder in _walk_statements(node):
+            if isinstance(inner, cst.Call) and isinstance(inner.func, cst.Attribute) and \
+                    inner.func.attr.value == attr and isinstance(inner.func.value, cst.Name) and \
+                    inner.func.value.value == "self":
+                sites.append((inner, holder, top))
+            elif isinstance(inner, cst.Attribute) and inner.attr.value == attr and isinstance(inner.value, cst.Name) \
+                    and inner.value.value == "self" and not _is_called_or_assigned(node, inner):
+                return None  # `layer = self.act` / passed on: calls elsewhere
+        return sites
+    return None
+
+
+def _classes(ctx: RuleContext):
+    """(top-level statement, class) for every class of the file."""
+    for pb in ctx.locator.blocks:
+        for top in pb.module.body:
+            for node in _walk(top):
+                if isinstance(node, cst.ClassDef):
+                    yield top, node
+
+
+def _is_called_or_assigned(root, attribute) -> bool:
+    for node in _walk(root):
+        if isinstance(node, cst.Call) and node.func is attribute:
+            return True
+        if isinstance(node, cst.AssignTarget) and node.target is attribute:
+            return True
+    return False
+
+
+def _walk(root):
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        yield node
+        stack.extend(c for c in node.children if isinstance(c, cst.CSTNode))
+
+
+def _walk_statements(root):
+    """(node, the simple statement line holding it) for every node under `root`."""
+    stack = [(root, None)]
+    while stack:
+        node, holder = stack.pop()
+        if isinstance(node, cst.SimpleStatementLine):
+            holder = node
+        yield node, holder
+        stack.extend((c, holder) for c in node.children if isinstance(c, cst.CSTNode))
+
+
+def _dotted_name(node) -> str:
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        return f"{_dotted_name(node.value)}.{node.attr.value}"
+    return ""
+
+
 def set_inplace_false(ctx: RuleContext, call, hint) -> Edit | None:
     """`nn.ReLU(inplace=True)` / `F.relu(x, inplace=True)` / `nn.ReLU(True)` -> inplace=False."""
     if not isinstance(call, cst.Call):

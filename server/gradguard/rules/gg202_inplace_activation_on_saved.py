@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from . import Rule, make_fix
-from ._common import (STALE_ERROR, STALE_MATCH, inplace_false, stale_error, saved_name, stale_timeline, use_phrase,
+from ._common import (inplace_flag_risk, STALE_ERROR, STALE_MATCH, inplace_false, stale_error, saved_name, stale_timeline, use_phrase,
                       value_dropped)
 
 RULE = Rule(
@@ -59,10 +59,15 @@ def check(ctx):
         save, write, hint = problem.save, problem.write, problem.top
         flag = inplace_false(ctx, write, hint)
         fix = None
+        risk = inplace_flag_risk(ctx, write, hint) if flag is not None else None
+        applicability = "safe" if risk is None else "unsafe"
+        unsafe = ctx.t(f" (unsafe: {risk})", f"（不安全：{risk}）") if risk else ""
+        where = ctx.t(" where the layer is built", "（在构造该层处）") if write.kind == "inplace_module" else ""
         if flag is not None and flag[1] is None:
-            fix = make_fix("safe", ctx.t("Use `inplace=False`", "改为 `inplace=False`"), flag[0])
+            fix = make_fix(applicability, ctx.t(f"Use `inplace=False`{where}{unsafe}", f"改为 `inplace=False`{where}{unsafe}"),
+                           flag[0])
         elif flag is not None:  # the call stood alone: its result is re-bound to the name
-            fix = make_fix("safe", ctx.t(f"Rewrite as `{flag[1]}`", f"改写为 `{flag[1]}`"), flag[0])
+            fix = make_fix(applicability, ctx.t(f"Rewrite as `{flag[1]}`{unsafe}", f"改写为 `{flag[1]}`{unsafe}"), flag[0])
         s_line = ctx.line(save.node, save.top or hint)
         dropout = "Dropout" in write.op or "dropout" in write.op
         when = ctx.t(" whenever dropout is active (training mode, p > 0)", "（只要 dropout 生效：训练模式且 p > 0）") if dropout else ""
