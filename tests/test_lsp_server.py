@@ -228,6 +228,32 @@ async def test_fix_all_command_sends_a_versioned_workspace_edit(client: Language
     assert version == 1 and len(edits) == 2
 
 
+ONE_SAFE_ONE_UNSAFE = """import torch
+import torch.nn.functional as F
+w = torch.ones(4, requires_grad=True)
+h = torch.tanh(w * 2)
+y = F.relu(h, inplace=True)
+(y.sum() + h.sum()).backward()
+w -= 0.1 * w.grad
+"""
+
+
+async def test_fix_all_takes_safe_fixes_only_and_fix_all_unsafe_takes_both(client: LanguageClient):
+    """`h` is read after `F.relu(h, inplace=True)`: `inplace=False` changes what it reads, so only the explicit
+    unsafe command applies it."""
+    uri, _ = await open_and_wait(client, ONE_SAFE_ONE_UNSAFE)
+    result = await client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command="gradguard.applyFixAll", arguments=[uri]))
+    assert result == {"applied": True, "edits": 1}
+    (safe,), _ = edits_for(client.applied_edits[-1], uri)
+    assert safe.new_text == "with torch.no_grad():\n    w -= 0.1 * w.grad"
+    result = await client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command="gradguard.applyFixAllUnsafe", arguments=[uri]))
+    assert result == {"applied": True, "edits": 2}
+    edits, _ = edits_for(client.applied_edits[-1], uri)
+    assert sorted(e.new_text for e in edits) == ["False", "with torch.no_grad():\n    w -= 0.1 * w.grad"]
+
+
 async def test_rule_docs_command(client: LanguageClient):
     docs = await client.workspace_execute_command_async(
         types.ExecuteCommandParams(command="gradguard.ruleDocs", arguments=["GG101"])

@@ -398,7 +398,8 @@ class GradguardServer(LanguageServer):
 
     # ---- fix-all --------------------------------------------------------------------
 
-    async def fix_all_edits(self, uri: str) -> tuple[dict[str, list[types.TextEdit]], dict[str, int | None]]:
+    async def fix_all_edits(self, uri: str, include_unsafe: bool = False
+                            ) -> tuple[dict[str, list[types.TextEdit]], dict[str, int | None]]:
         key = key_for_uri(self.workspace, uri)
         snap = snapshot_for(self.workspace, key)
         if snap is None:
@@ -412,7 +413,7 @@ class GradguardServer(LanguageServer):
         fixes = []
         for finding in analysis.report.findings:
             fix = finding.fix
-            if fix is None or fix.applicability != "safe" or not fix.edits:
+            if fix is None or (fix.applicability != "safe" and not include_unsafe) or not fix.edits:
                 continue
             spans = sorted((e.span.start_line, e.span.start_col, e.span.end_line, e.span.end_col) for e in fix.edits)
             fixes.append((spans, fix))
@@ -788,6 +789,21 @@ async def fix_all_command(ls: GradguardServer, *args: Any) -> dict[str, Any]:
         edit = act.versioned_edit(edits, versions, ls.document_changes())
         result = await ls.workspace_apply_edit_async(
             types.ApplyWorkspaceEditParams(edit=edit, label="gradguard: fix all")
+        )
+        return {"applied": bool(result and result.applied), "edits": count}
+    return {"applied": False, "edits": 0}
+
+
+@server.command("gradguard.applyFixAllUnsafe")
+async def fix_all_unsafe_command(ls: GradguardServer, *args: Any) -> dict[str, Any]:
+    """Every fix, unsafe ones included: only on the user's explicit request (fix-all and fix-on-save stay safe)."""
+    uri = args[0]["uri"] if args and isinstance(args[0], dict) else (str(args[0]) if args else "")
+    edits, versions = await ls.fix_all_edits(uri, include_unsafe=True)
+    count = sum(len(e) for e in edits.values())
+    if count:
+        edit = act.versioned_edit(edits, versions, ls.document_changes())
+        result = await ls.workspace_apply_edit_async(
+            types.ApplyWorkspaceEditParams(edit=edit, label="gradguard: fix all, unsafe fixes included")
         )
         return {"applied": bool(result and result.applied), "edits": count}
     return {"applied": False, "edits": 0}
