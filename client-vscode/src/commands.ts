@@ -16,6 +16,7 @@ export const CLIENT_COMMANDS = [
   'gradguard.restart',
   'gradguard.showLogs',
   'gradguard.fixAll',
+  'gradguard.fixAllUnsafe',
   'gradguard.showRuleDocs',
   'gradguard.explainTraceback',
   'gradguard.runTrace',
@@ -35,6 +36,7 @@ export function registerCommands(manager: ServerManager, views: MarkdownViews, l
     vscode.commands.registerCommand('gradguard.restart', () => manager.restart('gradguard.restart command')),
     vscode.commands.registerCommand('gradguard.showLogs', () => log.show()),
     vscode.commands.registerCommand('gradguard.fixAll', () => fixAll()),
+    vscode.commands.registerCommand('gradguard.fixAllUnsafe', () => fixAllUnsafe(manager, log)),
     vscode.commands.registerCommand('gradguard.showRuleDocs', (code?: unknown) => showRuleDocs(manager, views, log, gradguard, code)),
     vscode.commands.registerCommand('gradguard.explainTraceback', () => explainTraceback(views, log, gradguard)),
     vscode.commands.registerCommand('gradguard.runTrace', (uri?: unknown) => runTrace(() => manager.currentLaunch(), uri)),
@@ -64,6 +66,41 @@ async function fixAll(): Promise<void> {
   }
   if (action.command) {
     await vscode.commands.executeCommand(action.command.command, ...(action.command.arguments ?? []));
+  }
+}
+
+/**
+ * Applies every fix, unsafe ones included, after the user confirms: an unsafe fix may change what the program
+ * computes (its title says why), so neither fix-all nor fix-on-save ever applies one.
+ */
+async function fixAllUnsafe(manager: ServerManager, log: vscode.LogOutputChannel): Promise<void> {
+  const editor = vscode.window.activeTextEditor;
+  const client = manager.client;
+  if (!editor || editor.document.languageId !== 'python' || client?.state !== State.Running) {
+    void vscode.window.showInformationMessage('gradguard: open a Python file with the server running first.');
+    return;
+  }
+  const unsafe = vscode.languages
+    .getDiagnostics(editor.document.uri)
+    .filter((d) => d.source === 'gradguard').length;
+  const choice = await vscode.window.showWarningMessage(
+    'Apply every gradguard fix in this file, unsafe ones included? An unsafe fix can change what the program computes; each one says why in its quick-fix title.',
+    { modal: true, detail: `${unsafe} gradguard problem(s) in ${vscode.workspace.asRelativePath(editor.document.uri)}` },
+    'Apply All',
+  );
+  if (choice !== 'Apply All') {
+    return;
+  }
+  try {
+    const result = (await client.sendRequest(ExecuteCommandRequest.type, {
+      command: 'gradguard.applyFixAllUnsafe',
+      arguments: [editor.document.uri.toString()],
+    })) as { applied?: boolean; edits?: number } | null;
+    if (!result?.edits) {
+      void vscode.window.setStatusBarMessage('gradguard: nothing to fix', 3000);
+    }
+  } catch (err) {
+    log.error(`gradguard.applyFixAllUnsafe: ${String(err)}`);
   }
 }
 
