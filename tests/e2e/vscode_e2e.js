@@ -15,6 +15,7 @@
 //   README_SHOT  where to copy the hover screenshot for the README (optional)
 //   PORT         port on 127.0.0.1 (default: a free one)
 //   CHROMIUM     browser binary (default /usr/bin/chromium)
+//   E2E_UNTIL    stop (passing) after this MARK, to run the first steps only (e.g. languageModelTools)
 // Prints one `RESULT {json}` line; the exit code is 0 only when every assertion held.
 'use strict';
 const { chromium } = require('playwright-core');
@@ -43,7 +44,13 @@ const MEDIUM = 30000;
 const T0 = Date.now();
 const log = (m) => console.log(`[vscode-e2e ${String(Date.now() - T0).padStart(6)}ms] ${m}`);
 const timings = {};
-const mark = (k) => { timings[k] = Date.now() - T0; log(`MARK ${k}`); };
+/** Thrown by mark() at the E2E_UNTIL mark: the run ends there, passing. */
+class UntilReached extends Error {}
+const mark = (k) => {
+  timings[k] = Date.now() - T0;
+  log(`MARK ${k}`);
+  if (k === process.env.E2E_UNTIL) throw new UntilReached(k);
+};
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 function freePort() {
@@ -105,7 +112,8 @@ async function main() {
   const profile = path.join(WORK, 'chromium-profile');
   const home = path.join(WORK, 'home');
   const traceFile = path.join(WORK, 'client-trace.jsonl');
-  for (const d of [ud, path.join(ud, 'User'), exts, ws, profile, home, SHOTS]) fs.mkdirSync(d, { recursive: true });
+  const lmDir = path.join(WORK, 'lm-tools');
+  for (const d of [ud, path.join(ud, 'User'), exts, ws, profile, home, SHOTS, lmDir]) fs.mkdirSync(d, { recursive: true });
   // The workspace: the product's three headline programs (examples/, as `make demo` checks them) and a traceback.
   const examples = path.join(HERE, '..', '..', 'examples');
   for (const f of fs.readdirSync(examples).filter((name) => name.endsWith('.py'))) {
@@ -114,6 +122,10 @@ async function main() {
   for (const f of fs.readdirSync(path.join(HERE, 'fixtures'))) {
     fs.copyFileSync(path.join(HERE, 'fixtures', f), path.join(ws, f));
   }
+  // A file no editor opens, for the Language Model Tools (GG202's first bad example), and one outside the workspace.
+  fs.copyFileSync(path.join(HERE, '..', '..', 'server', 'gradguard', 'rules', 'examples', 'GG202', 'bad_1_sequential_sigmoid_relu.py'),
+    path.join(ws, 'sigmoid_relu.py'));
+  fs.copyFileSync(path.join(ws, 'sigmoid_relu.py'), path.join(WORK, 'outside.py'));
   // Like a cloned repository that ships its own `gradguard/` package at the root: importing it writes a marker.
   // Nothing the extension starts (server, explain, rule docs, probes) may import it.
   const marker = path.join(WORK, 'hostile-marker.txt');
@@ -134,6 +146,7 @@ async function main() {
     XDG_DATA_HOME: path.join(home, '.local/share'),
     XDG_STATE_HOME: path.join(home, '.local/state'),
     GRADGUARD_CLIENT_TRACE_FILE: traceFile,
+    GRADGUARD_E2E_LM_DIR: lmDir,
   });
   fs.writeFileSync(path.join(ud, 'User', 'settings.json'), JSON.stringify({
     'gradguard.interpreter': PYTHON,
@@ -164,6 +177,14 @@ async function main() {
   const out = execFileSync(CODE_SERVER, [...common, '--install-extension', VSIX], { encoding: 'utf8', env });
   log(`install-extension (${Date.now() - tInstall} ms): ${out.trim().split('\n').pop()}`);
   check(/successfully installed/i.test(out), 'the .vsix installed');
+  // Beside it, a test-only extension that calls gradguard's Language Model Tools as an agent would (lm-tools-probe/).
+  const probeDir = path.join(WORK, 'lm-tools-probe');
+  fs.cpSync(path.join(HERE, 'lm-tools-probe'), probeDir, { recursive: true });
+  const vsce = path.join(HERE, '..', '..', 'client-vscode', 'node_modules', '.bin', 'vsce');
+  execFileSync(vsce, ['package', '--no-dependencies', '--allow-missing-repository', '--skip-license', '--out', path.join(WORK, 'lm-tools-probe.vsix')],
+    { cwd: probeDir, encoding: 'utf8' });
+  const probeOut = execFileSync(CODE_SERVER, [...common, '--install-extension', path.join(WORK, 'lm-tools-probe.vsix')], { encoding: 'utf8', env });
+  check(/successfully installed/i.test(probeOut), 'the Language Model Tools probe installed');
 
   const cs = spawn(CODE_SERVER, [...common, '--bind-addr', `127.0.0.1:${PORT}`, '--auth', 'none',
     '--disable-telemetry', '--disable-update-check', '--disable-workspace-trust',
@@ -348,6 +369,41 @@ async function main() {
     check(/index_loop\.py/.test(explained), 'the explanation names the file from the traceback');
     mark('tracebackExplained');
     await shot('11-explain-traceback');
+
+    // ---- Language Model Tools, called through vscode.lm.invokeTool by another extension (as agent mode does) ----
+    await openFile(page, 'rnn_retain_graph.py', 'h_cur = h_next'); // the active editor, for a check without a path
+    const tracebackText = fs.readFileSync(path.join(ws, 'traceback.txt'), 'utf8');
+    const lmCalls = [
+      { tool: 'gradguard_check', input: { path: 'sigmoid_relu.py' } },
+      { tool: 'gradguard_check', input: {} },
+      { tool: 'gradguard_explain', input: { traceback: tracebackText } },
+      { tool: 'gradguard_check', input: { path: path.join(WORK, 'outside.py') } },
+    ];
+    fs.writeFileSync(path.join(lmDir, 'request.json'), JSON.stringify(lmCalls));
+    await runCommand(page, 'gradguard e2e: Invoke Language Model Tools');
+    const lm = await waitFor(() => fs.existsSync(path.join(lmDir, 'response.json')) && JSON.parse(fs.readFileSync(path.join(lmDir, 'response.json'), 'utf8')),
+      LONG, 'the Language Model Tools answers');
+    log(`language model tools: ${JSON.stringify(lm.tools.map((t) => [t.name, Object.keys(t.inputSchema.properties), t.tags]))}`);
+    check(JSON.stringify(lm.tools.map((t) => t.name).sort()) === '["gradguard_check","gradguard_explain"]', 'vscode.lm.tools lists both gradguard tools');
+    check(lm.tools.every((t) => /autograd/.test(t.description)), 'each tool has its model description');
+    const [fileCheck, editorCheck, explainCall, outsideCheck] = lm.results;
+    const textOf = (r) => { check(!r.error && r.parts.length === 1 && 'text' in r.parts[0], `${r.tool} answered text (${JSON.stringify(r)})`); return r.parts[0].text; };
+    const fileLines = textOf(fileCheck).split('\n');
+    log(`gradguard_check sigmoid_relu.py:\n${fileLines.slice(0, 3).join('\n')}`);
+    check(fileLines[0] === 'sigmoid_relu.py: 1 finding.', 'gradguard_check on a file no editor opened: its one finding');
+    check(fileLines[1].startsWith('sigmoid_relu.py:8:5: GG202 (inplace-activation-on-saved, error) `ReLU(inplace=True)` overwrites'),
+      'the finding with its line, column, code and message');
+    check(fileLines[2].startsWith('  fix (safe): Use `inplace=False`') && fileLines[2].endsWith(": replace 8:21-8:25 with 'False'"),
+      'the fix with its safety and edit');
+    const editorText = textOf(editorCheck);
+    log(`gradguard_check (active editor): ${JSON.stringify(editorText.split('\n').slice(0, 2))}`);
+    check(/^rnn_retain_graph\.py: \d+ findings?\./.test(editorText), 'gradguard_check without a path checks the active editor');
+    check(/^rnn_retain_graph\.py:1[45]:\d+: GG4\d\d /m.test(editorText), 'its GG4xx finding on line 14 or 15');
+    const explainText = textOf(explainCall);
+    check(explainText.startsWith('gradguard explain: a tensor saved for backward was modified in place') && /index_loop\.py/.test(explainText),
+      'gradguard_explain gives what gradguard explain prints for the traceback');
+    check(/outside the workspace folders; not checked/.test(outsideCheck.error || ''), `a path outside the workspace is refused (${JSON.stringify(outsideCheck)})`);
+    mark('languageModelTools');
 
     // ---- importStrategy fromEnvironment, with an environment that has gradguard: that one runs -----
     // A workspace setting (the file watcher on the workspace picks it up; the workspace is trusted).
@@ -718,6 +774,10 @@ async function applyQuickFix(page, squiggle, pattern, shotName, shot) {
 }
 
 main().catch((e) => {
+  if (e instanceof UntilReached) {
+    console.log('RESULT ' + JSON.stringify({ ok: true, until: e.message, timings }));
+    return;
+  }
   console.error('FAIL', (e && e.stack) || e);
   console.log('RESULT ' + JSON.stringify({ ok: false, error: String((e && e.message) || e), timings }));
   process.exitCode = 1;
