@@ -4,6 +4,7 @@ prints under torch, read a rule's docs, and refuse paths a model should not make
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import shutil
 import subprocess
@@ -95,6 +96,21 @@ async def test_check_pasted_source_that_is_not_on_disk(project):
     assert not (project / "train.py").exists()
 
 
+async def test_check_a_notebook_names_the_cell_of_each_place(project):
+    cells = [["import torch\n", "w = torch.rand(4, requires_grad=True)\n"], ["w += 1\n"]]
+    (project / "split.ipynb").write_text(json.dumps({
+        "cells": [{"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": [], "source": c} for c in cells],
+        "metadata": {"kernelspec": {"name": "python3", "language": "python"}, "language_info": {"name": "python"}},
+        "nbformat": 4, "nbformat_minor": 5}))
+    async with gradguard_mcp(project) as session:
+        result = await session.call_tool("check", {"path": "split.ipynb"})
+    [finding] = result.structured_content["findings"]
+    assert (finding["code"], finding["cell"], finding["line"], finding["column"]) == ("GG101", 2, 1, 1)
+    assert finding["fixes"][0]["edits"] == [{"line": 1, "column": 1, "end_line": 1, "end_column": 7, "cell": 2,
+                                             "new_text": "w = w + 1"}]
+    assert text_of(result).splitlines()[1].startswith("split.ipynb cell 2, line 1:1: GG101 (leaf-inplace, error) ")
+
+
 async def test_check_refuses_paths_outside_the_project_other_files_fifos_and_large_files(project, tmp_path):
     outside = tmp_path / "elsewhere.py"
     shutil.copy(LEAF_ADD, outside)
@@ -106,6 +122,7 @@ async def test_check_refuses_paths_outside_the_project_other_files_fifos_and_lar
         answers = {name: await session.call_tool("check", {"path": name})
                    for name in (str(outside), "escape.py", "pipe.py", "big.py", "notes.txt", "missing.py")}
         both = await session.call_tool("check", {"path": "big.py", "source": "x = 1\n"})
+        named_out = await session.call_tool("check", {"source": "x = 1\n", "filename": "../../etc/train.py"})
     assert all(r.is_error for r in answers.values()) and both.is_error
     said = {name: text_of(r) for name, r in answers.items()}
     assert f"{outside}: outside the project folder ({project.resolve()}); not checked" in said[str(outside)]
@@ -115,6 +132,7 @@ async def test_check_refuses_paths_outside_the_project_other_files_fifos_and_lar
     assert "notes.txt: not a Python file or notebook (.py, .pyi, .ipynb); not checked" in said["notes.txt"]
     assert "missing.py: cannot read: No such file or directory" in said["missing.py"]
     assert "give either `path`" in text_of(both)
+    assert named_out.is_error and "`filename` must be a relative name inside the project" in text_of(named_out)
 
 
 async def test_explain_a_traceback_the_example_printed_under_torch(project):
@@ -141,3 +159,11 @@ async def test_rule_prints_what_gradguard_rule_prints_and_names_the_codes_for_an
     assert text_of(docs) + "\n" == cli.stdout
     assert text_of(docs).startswith("# GG202 (inplace-activation-on-saved)")
     assert unknown.is_error and "unknown rule 'GG999'; the rules are GG101, GG102" in text_of(unknown)
+
+
+def test_without_the_sdk_gradguard_mcp_says_how_to_install_it(tmp_path):
+    hide_sdk = "import sys; sys.modules['mcp'] = None; from gradguard.cli import main; sys.exit(main(['mcp']))"
+    run = subprocess.run([sys.executable, "-c", hide_sdk], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert run.returncode == 2 and run.stdout == ""
+    assert run.stderr == ("gradguard mcp: the MCP SDK is not installed in this Python; install it with "
+                          "`pip install 'gradguard[mcp]'` (Python 3.10 or newer)\n")

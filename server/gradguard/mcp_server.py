@@ -100,7 +100,9 @@ class Tools:
             name = filename or "snippet.py"
             if name.endswith(".ipynb"):
                 raise ToolInputError("`source` is Python code; check a notebook by its `path`")
-            shown, where = name, os.path.join(self.roots[0], name)
+            if "\x00" in name or len(name) > 4096 or os.path.isabs(name) or ".." in name.replace("\\", "/").split("/"):
+                raise ToolInputError("`filename` must be a relative name inside the project, such as train.py")
+            shown, where = name, os.path.join(self.roots[0], name)  # its config is found from there
         else:
             where = self._resolve(path)
             shown = path
