@@ -271,3 +271,27 @@ def test_function_form_in_place_rewrites_the_tensor_not_the_module(write, rewrit
     assert [e.new_text for e in finding.fix.edits] == [rewritten]
     fixed = fixed_with(text, finding)
     assert run_program(fixed).clean, fixed
+
+
+# ---------------------------------------------------------------- GG105
+def test_no_grad_view_is_built_with_grad_enabled_and_trains_like_both_outside():
+    """The fix tracks the view: the program then learns what it does with view and write both outside no_grad."""
+    import torch
+
+    from gradguard.rules import EXAMPLES_DIR
+
+    text = (EXAMPLES_DIR / "GG105" / "bad_1_logged_slice.py").read_text()
+    finding = only(text, "GG105")
+    assert finding.fix.applicability == "unsafe" and "enable_grad" in finding.fix.message
+    assert [e.new_text for e in finding.fix.edits] == [
+        "    with torch.enable_grad():\n        first_logit = logits[:, 0]"]
+    hand = text.replace("with torch.no_grad():\n    first_logit = logits[:, 0]\n",
+                        "first_logit = logits[:, 0]\nwith torch.no_grad():\n")
+    runs = []
+    for code in (fixed_with(text, finding), hand):
+        namespace = {"__name__": "__main__"}
+        torch.manual_seed(0)
+        exec(compile(code, "<p>", "exec"), namespace)
+        runs.append((namespace["loss"].item(), namespace["model"].weight.grad.clone()))
+    assert runs[0][0] == pytest.approx(runs[1][0], rel=1e-6)
+    assert torch.allclose(runs[0][1], runs[1][1], rtol=1e-5)

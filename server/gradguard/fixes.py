@@ -462,12 +462,17 @@ def wrap_no_grad(ctx, stmt, hint) -> Edit | None:
     return memo[id(stmt)][1]
 
 
+def wrap_enable_grad(ctx, stmt, hint) -> Edit | None:
+    """Put a statement of its own inside `with <torch>.enable_grad():` (a view built there is tracked)."""
+    return _wrap_no_grad(ctx, stmt, hint, manager="enable_grad")
+
+
 def _memo(ctx, name: str) -> dict:
     memos = ctx.__dict__.setdefault("_fix_memos", {})
     return memos.setdefault(name, {})
 
 
-def _wrap_no_grad(ctx, stmt, hint) -> Edit | None:
+def _wrap_no_grad(ctx, stmt, hint, manager: str = "no_grad") -> Edit | None:
     torch = ctx.torch_name()
     if torch is None or not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
         return None
@@ -487,13 +492,13 @@ def _wrap_no_grad(ctx, stmt, hint) -> Edit | None:
     end = source.offset(span.end_line, len(last))
     body = source.text[start:end]
     unit = indent_unit(source.lines, indent)
-    new = f"{indent}with {torch}.no_grad():\n{indent}{unit}{body}"
+    new = f"{indent}with {torch}.{manager}():\n{indent}{unit}{body}"
     original = _parse_statement(body)
     built = _parse_statement(new[len(indent):].replace("\n" + indent, "\n", 1)) if original is not None else None
     expected = None
     if original is not None:
         expected = ast.With(items=[ast.withitem(context_expr=ast.Call(
-            func=ast.Attribute(value=ast.Name(torch, ast.Load()), attr="no_grad", ctx=ast.Load()), args=[],
+            func=ast.Attribute(value=ast.Name(torch, ast.Load()), attr=manager, ctx=ast.Load()), args=[],
             keywords=[]))], body=[original])
     if not _same(built, expected, original):
         return None

@@ -197,6 +197,12 @@ class RuleContext:
 
         return wrap_no_grad(self, stmt, hint)
 
+    def wrap_enable_grad(self, stmt, hint) -> Edit | None:
+        """Put a statement of its own inside `with torch.enable_grad():`."""
+        from ..fixes import wrap_enable_grad
+
+        return wrap_enable_grad(self, stmt, hint)
+
 
 def make_fix(applicability: str, message: str, *edits) -> Fix | None:
     edits = tuple(e for e in edits if e is not None)

@@ -105,6 +105,25 @@ def rebinding_risk(ctx: RuleContext, write, hint, rewrite_text: str) -> str | No
                  f"{reason}，那个引用会保留旧值")
 
 
+def statement_of(ctx: RuleContext, node, hint):
+    """(the simple statement line holding `node`, its top-level statement); the hint's block is searched first."""
+    if node is None:
+        return None, None
+    tops = [hint] if hint is not None else []
+    tops += [top for pb in ctx.locator.blocks for top in pb.module.body if top is not hint]
+    for top in tops:
+        stack = [(top, None)]
+        while stack:
+            current, holder = stack.pop()
+            if isinstance(current, cst.SimpleStatementLine):
+                holder = current
+            if current is node:
+                return holder, top
+            if not isinstance(current, cst.BaseExpression) or holder is not None:
+                stack.extend((c, holder) for c in current.children if isinstance(c, cst.CSTNode))
+    return None, None
+
+
 class _Site:
     """A call site of an in-place layer, shaped like a Write for the re-binding proof."""
 
