@@ -8,7 +8,7 @@ import runpy
 import sys
 import traceback
 
-USAGE = "gradguard trace [--format text|json] [--lang en|zh] [--strict] [--no-write-warnings] " \
+USAGE = "gradguard trace [--format text|json] [--lang en|zh] [--strict] [--no-write-warnings] [--eager] " \
         "[--output PATH] (script.py | -m module) [args...]"
 
 
@@ -26,6 +26,9 @@ def _parser() -> argparse.ArgumentParser:
                         "bump (.data writes, fused optimizers)")
     p.add_argument("--no-write-warnings", action="store_true",
                    help="do not warn at the in-place write itself, only when backward uses the tensor")
+    p.add_argument("--eager", action="store_true",
+                   help="run torch.compile'd code eagerly (TORCH_COMPILE_DISABLE=1), so that the tracer sees it; "
+                        "without it compiled code runs as compiled and is not traced")
     p.add_argument("--output", default=os.path.join(".gradguard", "trace.json"),
                    help="where to write the trace document (default: .gradguard/trace.json in the current "
                         "directory; '-' to skip)")
@@ -74,14 +77,20 @@ def main(argv: list[str]) -> int:
         from ..i18n import default_language
 
         opts.lang = default_language(os.getcwd())
+    if opts.eager:  # before torch is imported: torch._dynamo reads it into its config (and child processes inherit it)
+        os.environ["TORCH_COMPILE_DISABLE"] = "1"
+        if "torch._dynamo" in sys.modules:
+            sys.modules["torch._dynamo"].config.disable = True
     from .core import Tracer  # imports torch
 
     live_text = opts.format == "text"
+    argv_doc = (["-m", opts.module] if opts.module else [opts.script]) + program_args
     tracer = Tracer(strict=opts.strict, warn_at_write=not opts.no_write_warnings, lang=opts.lang,
                     emit=(lambda text: print(text, file=sys.stderr, flush=True)) if live_text else (lambda text: None),
-                    report_at_exit=False)
+                    report_at_exit=False, compiled=not opts.eager,
+                    # os._exit ends the process at once: the report comes first (the status is the program's)
+                    on_os_exit=lambda status: finish(tracer, opts.format, opts.output, opts.lang, argv_doc, status))
     status = run_program(tracer, opts.script, opts.module, program_args)
-    argv_doc = (["-m", opts.module] if opts.module else [opts.script]) + program_args
     finish(tracer, opts.format, opts.output, opts.lang, argv_doc, status)
     return status
 
@@ -91,9 +100,10 @@ def finish(tracer, fmt: str, output: str, lang: str, argv: list[str] | None = No
     the trace document to `output` ('-': not written) and, for --format json, on stderr."""
     from . import report
 
+    texts = tracer.take_reports()  # each finding once, then what no finding covers, then what was not traced
     if fmt == "text":
-        for finding in tracer.findings:
-            print("\n" + finding.text, file=sys.stderr)
+        for text in texts:
+            print("\n" + text, file=sys.stderr)
     doc = report.document(tracer.findings, argv, status)
     if output != "-":
         try:
@@ -129,7 +139,8 @@ def run_program(tracer, script: str | None, module: str | None, args: list[str])
                 if module:
                     runpy.run_module(module, run_name="__main__", alter_sys=True)
                 else:
-                    runpy.run_path(script, run_name="__main__")
+                    # python gives the main script an absolute __file__ (3.9+), whatever argv[0] says
+                    runpy.run_path(os.path.abspath(script), run_name="__main__")
         except SystemExit as exc:
             code = exc.code
             if code is None:

@@ -21,6 +21,7 @@ import linecache
 import os
 import sys
 import sysconfig
+import threading
 import warnings
 import weakref
 from collections import deque
@@ -30,9 +31,10 @@ import torch
 from torch.overrides import TorchFunctionMode
 
 from ..explain import catalog
-from . import report
+from . import guards, report
 
 _SEQ = itertools.count(1)
+_THREAD = threading.local()  # .mode: the watcher installed in this thread
 _WRITE_LOG_LIMIT = 256  # per storage; a storage saved by a graph that never dies keeps only recent writes
 
 # ---------------------------------------------------------------------------------------------
@@ -318,11 +320,20 @@ class Tracer:
     report_at_exit: print each finding's full report once when the ``with`` block ends (the
     command line prints them itself, after the program's traceback).
     emit: called with each text block to show the user (default: print to stderr).
+    compiled: run what ``torch.compile`` returns with the tracer stepped aside, and say so at the first
+    ``torch.compile`` call (False: leave torch.compile alone, for programs run with compilation disabled).
+    on_os_exit: called with the status when the program leaves through ``os._exit`` (default: print the
+    reports not printed yet).
     """
 
     def __init__(self, *, strict: bool = False, warn_at_write: bool = True, lang: str = "en",
-                 emit=None, report_at_exit: bool = True):
+                 emit=None, report_at_exit: bool = True, compiled: bool = True, on_os_exit=None):
         self.strict = strict
+        self.compiled = compiled
+        self.on_os_exit = on_os_exit
+        self.untraced: dict[tuple, int] = {}  # (reason, file, line) -> times: regions run without the tracer
+        self._write_notes: list = []  # (save site, write site, text): write warnings, shown at the end if no finding covers them
+        self._told_compiled = False
         self.warn_at_write = warn_at_write
         self.report_at_exit = report_at_exit
         self.lang = lang
@@ -348,17 +359,16 @@ class Tracer:
         warnings.showwarning = self._show_warning
         self._module_init = torch.nn.Module.__init__
         torch.nn.Module.__init__ = _recording_init(self._module_init, self.module_sites)
-        self._hooks = torch.autograd.graph.saved_tensors_hooks(self._pack, self._unpack)
-        self._hooks.__enter__()
-        self._mode = _WriteWatcher(self)
-        self._mode.__enter__()
+        self._thread_token = self._enter_thread()
+        self._guards = guards.Guards(self)
+        self._guards.install(self.compiled)
         self._active = True
         return self
 
     def __exit__(self, exc_type, exc, tb) -> None:
         self._active = False
-        self._mode.__exit__(exc_type, exc, tb)
-        self._hooks.__exit__(exc_type, exc, tb)
+        self._guards.uninstall()
+        self._exit_thread(self._thread_token, exc_type, exc, tb)
         torch.nn.Module.__init__ = self._module_init
         if warnings.showwarning == self._show_warning:
             warnings.showwarning = self._showwarning
@@ -386,10 +396,91 @@ class Tracer:
 
     def flush_reports(self) -> None:
         """Print the full report of every finding not reported yet (each finding once)."""
+        for text in self.take_reports():
+            self.emit(text)
+
+    def take_reports(self) -> list[str]:
+        """The texts not shown yet, each once: every new finding's full report, then the write warnings no
+        finding covers (a write into a live save whose backward never ran), then the regions not traced."""
+        texts = []
         while self._reported < len(self.findings):
-            finding = self.findings[self._reported]
+            texts.append(self.findings[self._reported].text)
             self._reported += 1
-            self.emit(finding.text)
+        # A write a finding already names is that finding's bug, whichever of the graph's saves it broke.
+        covered = {(os.path.abspath(f.write["file"]), f.write["line"]) for f in self.findings if f.write}
+        for save, write, text in self._write_notes:
+            if (os.path.abspath(write[0]), write[1]) not in covered:
+                texts.append(text)
+        self._write_notes.clear()
+        if self.untraced:
+            texts.append(report.untraced_note(self.untraced, self.lang))
+            self.untraced.clear()
+        return texts
+
+    # -- threads, regions that cannot be traced, exits ------------------------------------------
+    def _enter_thread(self):
+        """Install the hooks and the watcher in the calling thread (both are thread-local in torch)."""
+        hooks = torch.autograd.graph.saved_tensors_hooks(self._pack, self._unpack)
+        hooks.__enter__()
+        mode = _WriteWatcher(self)
+        mode.__enter__()
+        _THREAD.mode = mode
+        return hooks, mode
+
+    def _exit_thread(self, token, exc_type=None, exc=None, tb=None) -> None:
+        hooks, mode = token
+        try:
+            mode.__exit__(exc_type, exc, tb)
+        finally:
+            _THREAD.mode = None
+            if getattr(guards._tls, "aside", False):
+                guards._tls.aside = False  # a switch-off region the program never closed: our hooks are already off
+            else:
+                hooks.__exit__(exc_type, exc, tb)
+
+    def _untraced(self, reason: str) -> None:
+        file, line, _ = _user_frame(3)
+        key = (reason, file, line)
+        self.untraced[key] = self.untraced.get(key, 0) + 1
+
+    def _compiled_at(self) -> None:
+        """The program called torch.compile: say once, now, that compiled code is not traced, and how to run
+        it eagerly."""
+        file, line, _ = _user_frame(3)
+        self.untraced.setdefault(("compiled", file, line), 0)
+        if not self._told_compiled:
+            self._told_compiled = True
+            self.emit(report.compiled_note(file, line, self.lang))
+
+    def _run_aside(self, fn, args, kwargs):
+        """Call `fn` (a compiled callable) with this thread's watcher and hooks off."""
+        mode = getattr(_THREAD, "mode", None)
+        if not self._active or mode is None:
+            return fn(*args, **kwargs)
+        depth = torch._C._len_torch_function_stack()
+        popped_mode = depth > 0 and torch._C._get_function_stack_at(depth - 1) is mode
+        if popped_mode:
+            torch._C._pop_torch_function_stack()
+        popped_hooks = not getattr(guards._tls, "aside", False) and guards._hooks_on_top(self)
+        if popped_hooks:
+            torch._C._autograd._pop_saved_tensors_default_hooks()
+        for key in self.untraced:
+            if key[0] == "compiled":
+                self.untraced[key] += 1
+                break
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            if popped_hooks:
+                torch._C._autograd._push_saved_tensors_default_hooks(self._pack, self._unpack)
+            if popped_mode:
+                torch._C._push_on_torch_function_stack(mode)
+
+    def _at_os_exit(self, status) -> None:
+        if self.on_os_exit is not None:
+            self.on_os_exit(status)
+        elif self.report_at_exit:
+            self.flush_reports()
 
     def _add(self, finding: "report.TraceFinding") -> None:
         key = finding.key()
@@ -515,7 +606,9 @@ class Tracer:
             if pair in self._warned:
                 continue
             self._warned.add(pair)
-            self.emit(report.write_warning(kind, save, write, now, self.lang))
+            # Shown at the end, and only if backward never reported the same save and write: one report each.
+            self._write_notes.append(((save.file, save.line), (write.file, write.line),
+                                      report.write_warning(kind, save, write, now, self.lang)))
 
     def _show_warning(self, message, category, filename, lineno, file=None, line=None):
         """Warnings torch raises from C++ point at the innermost Python frame, the watcher's: show the
@@ -795,14 +888,19 @@ def prune_traceback(exc: BaseException) -> None:
         while tb is not None:
             entries.append(tb)
             tb = tb.tb_next
-        if any(_tracer_frame(e.tb_frame.f_code.co_filename) for e in entries):
+        names = [e.tb_frame.f_code.co_filename for e in entries]
+        ours = [name.startswith(_TRACER_DIR) for name in names]
+        if any(ours):
+            # torch's own modes dispatch through overrides.py too: only the dispatch that led into the watcher goes
             kept = []
             for i, entry in enumerate(entries):
-                name = entry.tb_frame.f_code.co_filename
-                if _tracer_frame(name):
+                name = names[i]
+                if ours[i]:
                     continue
-                after = entries[i + 1].tb_frame.f_code.co_filename if i + 1 < len(entries) else ""
-                if after == _OVERRIDES and name.startswith(_TORCH_DIR):
+                if name == _OVERRIDES and i + 1 < len(entries) and ours[i + 1]:
+                    continue
+                if (name.startswith(_TORCH_DIR) and i + 2 < len(entries) and names[i + 1] == _OVERRIDES
+                        and ours[i + 2]):
                     continue
                 kept.append(entry)
             for a, b in zip(kept, kept[1:]):

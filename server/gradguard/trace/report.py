@@ -198,6 +198,13 @@ T = {
         "msg_raised_backward": "{title} at {loc} ({op}); torch accepted the write and raised later, in backward() at {bloc}",
         "raised_in_backward": "torch raised in backward() at {loc}",
         "bw_call": "backward() at {loc} (call {n})",
+        "note_compiled": ("gradguard trace: note: torch.compile at {loc}: compiled code runs without the tracer (its "
+                          "saved tensors and in-place writes are not traced). To trace it, run it eagerly: "
+                          "`gradguard trace --eager ...` (or TORCH_COMPILE_DISABLE=1, or "
+                          "`torch._dynamo.config.disable = True` before the first compiled call)"),
+        "note_untraced": "gradguard trace: note: not traced (autograd still checked versions there itself): {regions}",
+        "region_torch.func": "torch.func transform at {loc}", "region_hooks-disabled": "disable_saved_tensors_hooks at {loc}",
+        "region_compiled": "code compiled by torch.compile at {loc}", "times": " ({n} times)",
         "bw_line": "backward() at line {line} (call {n})", "paren": "({})",
         "call": "call {n}",
         "graph": "graph", "freed": "freed", "again": "again", "carried": "carried",
@@ -302,6 +309,12 @@ T = {
         "msg_raised_backward": "{loc}：{title}（{op}）；torch 当时接受了写入，之后在 {bloc} 的 backward() 中报错",
         "raised_in_backward": "torch 在 {loc} 的 backward() 中报错",
         "bw_call": "{loc} 的 backward()（{n}调用）",
+        "note_compiled": ("gradguard trace: 提示：{loc} 的 torch.compile：编译后的代码在追踪器之外运行（其保存的张量和原地写入不被追踪）。"
+                          "要追踪它，请以 eager 模式运行：`gradguard trace --eager ...`（或设置 TORCH_COMPILE_DISABLE=1，"
+                          "或在第一次调用编译代码之前设置 `torch._dynamo.config.disable = True`）"),
+        "note_untraced": "gradguard trace: 提示：以下区域未被追踪（autograd 仍在其中自行检查版本）：{regions}",
+        "region_torch.func": "{loc} 的 torch.func 变换", "region_hooks-disabled": "{loc} 的 disable_saved_tensors_hooks",
+        "region_compiled": "{loc} 由 torch.compile 编译的代码", "times": "（{n} 次）",
         "bw_line": "第 {line} 行的 backward()（{n}调用）", "paren": "（{}）",
         "call": "{n}调用",
         "graph": "计算图", "freed": "释放", "again": "再次", "carried": "传递",
@@ -548,9 +561,9 @@ def _stale_fields(parts, save_file, save_line, node, write_json, tensor, saved_v
         save={"file": os.path.abspath(save_file), "line": save_line, "node": node},
         write=write_json, tensor={"shape": _shape(tensor), "dtype": _dtype(tensor)},
         versions={"saved": saved_version, "now": now}, why=parts["why"], fix=parts["fix"], text=parts["text"],
-        # torch's own message first (users and `gradguard explain` recognise it), then one line; the full
-        # report is printed once, at the end.
-        error_text=torch_message + "\ngradguard: " + parts["message"], i18n=i18n, carry=parts["carry"],
+        # torch's own message, exactly: a program that catches and prints it behaves as without the tracer.
+        # The report is printed once, at the end.
+        error_text=torch_message, i18n=i18n, carry=parts["carry"],
     )
 
 
@@ -587,7 +600,8 @@ def _stale_parts(*, tensor, node, save_file, save_line, saved_version, now, writ
             now_line += "\n           " + tr["called_from"].format(locs=_called_from(tr, current[4]))
     else:
         now_line = tr["now_line"].format(now=now, saved=saved_version)
-    text = _block(tr, tr["error_prefix"] + ": " + tr["stale_title"], shape, dtype, node_text, save_file,
+    # The title is the one-line message: `gradguard explain` reads the two lines from it.
+    text = _block(tr, tr["error_prefix"] + tr["colon"] + message, shape, dtype, node_text, save_file,
                   save_line, saved_version, write_line, now_line, why, fix)
     return {"message": message, "why": why, "fix": fix, "text": text, "carry": carry[0] if carry else None}
 
@@ -674,7 +688,7 @@ def _silent_parts(*, tensor, node, save_file, save_line, version, write, lang) -
                   + tr["write_by_nobump"].format(op=write.op, via=via, a=version))
     if write.callers:
         write_line += "\n           " + tr["called_from"].format(locs=_called_from(tr, write.callers))
-    text = _block(tr, tr["warning_prefix"] + ": " + tr["silent_title"], shape, dtype, node_text, save_file,
+    text = _block(tr, tr["warning_prefix"] + tr["colon"] + message, shape, dtype, node_text, save_file,
                   save_line, version, write_line, tr["now_line"].format(now=version, saved=version), why, fix)
     return {"message": message, "why": why, "fix": fix, "text": text}
 
@@ -904,6 +918,20 @@ def write_warning(kind: str, save, write, now: int, lang: str) -> str:
     fmt = dict(op=write.op, write=_loc(write.file, write.line), shape=_shape(save.tensor),
                dtype=_dtype(save.tensor), save=_loc(save.file, save.line), saved=save.version, now=now)
     return tr["warn_stale" if kind == "stale-save" else "warn_silent"].format(**fmt)
+
+
+def compiled_note(file: str, line: int, lang: str) -> str:
+    return _t(lang)["note_compiled"].format(loc=_loc(file, line))
+
+
+def untraced_note(regions: dict, lang: str) -> str:
+    """One line naming the regions run without the tracer: {(reason, file, line): times}."""
+    tr = _t(lang)
+    parts = []
+    for (reason, file, line), times in regions.items():
+        text = tr["region_" + reason].format(loc=_loc(file, line))
+        parts.append(text + (tr["times"].format(n=times) if times > 1 else ""))
+    return tr["note_untraced"].format(regions=tr["sep"].join(parts))
 
 
 def summary(n: int, path: str, lang: str) -> str:
