@@ -135,3 +135,13 @@ def test_ci_runs_the_suite_on_pushes_and_pull_requests():
     assert ci["on"] == {"push": {"branches": ["main"]}, "pull_request": None}
     assert runs(ci["jobs"]["test"]) == ".ci/run"
     assert runs(ci["jobs"]["release-sources"]) == "python scripts/release_check.py sources"
+
+
+@pytest.mark.parametrize("name", ["release.yml", "ci.yml"])
+def test_only_the_test_jobs_look_beyond_pypi(name):
+    # The CPU torch index serves the tests' torch; the release's wheels and bundles must come from PyPI alone.
+    workflow = load(name)
+    assert "PIP_EXTRA_INDEX_URL" not in workflow.get("env", {})
+    for job_name, job in workflow["jobs"].items():
+        index = job.get("env", {}).get("PIP_EXTRA_INDEX_URL")
+        assert index == ("https://download.pytorch.org/whl/cpu" if job_name == "test" else None), job_name
