@@ -380,7 +380,7 @@ async function main() {
       { tool: 'gradguard_check', input: { path: path.join(WORK, 'outside.py') } },
     ];
     fs.writeFileSync(path.join(lmDir, 'request.json'), JSON.stringify(lmCalls));
-    await runCommand(page, 'gradguard e2e: Invoke Language Model Tools');
+    await runCommand(page, 'E2E probe: Invoke Language Model Tools');
     const lm = await waitFor(() => fs.existsSync(path.join(lmDir, 'response.json')) && JSON.parse(fs.readFileSync(path.join(lmDir, 'response.json'), 'utf8')),
       LONG, 'the Language Model Tools answers');
     log(`language model tools: ${JSON.stringify(lm.tools.map((t) => [t.name, Object.keys(t.inputSchema.properties), t.tags]))}`);

@@ -1,5 +1,6 @@
 // Test-only extension for tests/e2e/vscode_e2e.js: another extension calling gradguard's Language Model Tools
-// through vscode.lm.invokeTool, as Copilot's agent mode does. The driver writes the calls to make to
+// through vscode.lm.invokeTool, as Copilot's agent mode does (its names avoid the word gradguard: the e2e finds
+// the gradguard extension in the Extensions view by that word). The driver writes the calls to make to
 // $GRADGUARD_E2E_LM_DIR/request.json ([{tool, input}]) and runs the command; the answers go to response.json.
 'use strict';
 const fs = require('fs');
@@ -7,7 +8,7 @@ const path = require('path');
 const vscode = require('vscode');
 
 function activate(context) {
-  context.subscriptions.push(vscode.commands.registerCommand('gradguardProbe.invokeTools', async () => {
+  context.subscriptions.push(vscode.commands.registerCommand('lmToolsProbe.invokeTools', async () => {
     const dir = process.env.GRADGUARD_E2E_LM_DIR;
     const calls = JSON.parse(fs.readFileSync(path.join(dir, 'request.json'), 'utf8'));
     const tools = vscode.lm.tools.filter((t) => t.name.startsWith('gradguard_'))
