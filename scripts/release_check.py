@@ -2,7 +2,7 @@
 """What a release must satisfy before anything is uploaded (`make release-check`, and the release workflow).
 
     release_check.py sources [--tag vX.Y.Z]        one version everywhere, a CHANGELOG entry for it, no placeholder
-                                                   repository URLs
+                                                   repository URLs, no relative links in README.md (the PyPI page)
     release_check.py artifacts --dist DIR VSIX...  the wheel and sdist of that version (twine check --strict,
                                                    LICENSE, project URLs) and each VSIX's manifests
     release_check.py notes VERSION                 prints that version's CHANGELOG section (the GitHub release's
@@ -29,12 +29,14 @@ except ImportError:  # Python 3.9 and 3.10
 
 REPO = Path(__file__).resolve().parents[1]
 CANONICAL_REPOSITORY = "https://github.com/gradguard/gradguard"
+RAW_CONTENT = "https://raw.githubusercontent.com/gradguard/gradguard/main/"  # images, as PyPI shows them
 # The files users copy URLs from; a placeholder there sends them nowhere.
 URL_FILES = ("README.md", "pyproject.toml", "client-vscode/package.json", "client-vscode/README.md",
              "CONTRIBUTING.md", ".pre-commit-hooks.yaml")
 PLACEHOLDER_URL = re.compile(r"https?://(?:[\w.-]*\.)?(?:example\.(?:com|org)|github\.com/<[^>]*>)[^\s)\"'`]*"
                              r"|github\.com/(?:OWNER|USER|your-?name)/", re.IGNORECASE)
 VERSION_HEADING = re.compile(r"^## \[(?P<version>[^\]]+)\](?: - (?P<date>\d{4}-\d{2}-\d{2}))?\s*$", re.MULTILINE)
+MARKDOWN_LINK = re.compile(r"!?\[[^\]]*\]\((?P<target>[^)\s]+)[^)]*\)")
 VSIX_NS = {"m": "http://schemas.microsoft.com/developer/vsx-schema/2011"}
 VSIX_NAME = re.compile(r"^gradguard-(?P<version>[^-]+)-(?P<target>[a-z0-9]+-[a-z0-9]+)\.vsix$")
 
@@ -111,6 +113,19 @@ def check_sources(repo: Path, tag: str | None = None) -> list[str]:
                 encoding="utf-8"), re.MULTILINE):
             problems.append(f"CHANGELOG.md: no link definition `[{version}]: {CANONICAL_REPOSITORY}/...`")
     problems += check_repository_urls(repo)
+    problems += check_readme_links(repo)
+    return problems
+
+
+def check_readme_links(repo: Path) -> list[str]:
+    """README.md is the PyPI page, which has no repository to resolve a relative link or image against."""
+    problems = []
+    for number, line in enumerate((repo / "README.md").read_text(encoding="utf-8").splitlines(), 1):
+        for match in MARKDOWN_LINK.finditer(line):
+            if not re.match(r"[a-z][a-z0-9+.-]*:|#", match["target"]):
+                base = RAW_CONTENT if match.group(0).startswith("!") else f"{CANONICAL_REPOSITORY}/blob/main/"
+                problems.append(f"README.md:{number}: relative link {match['target']} (broken on PyPI; use "
+                                f"{base}{match['target']})")
     return problems
 
 
@@ -250,7 +265,8 @@ def main(argv: list[str] | None = None) -> int:
     version = versions(args.repo)["pyproject.toml"]
     if args.command == "sources":
         problems = check_sources(args.repo, args.tag)
-        checked = f"version {version} in {len(versions(args.repo))} places, CHANGELOG entry, repository URLs"
+        checked = (f"version {version} in {len(versions(args.repo))} places, CHANGELOG entry, repository URLs, "
+                   "README links")
     else:
         if not args.vsix:
             parser.error("artifacts: name the VSIX files to check")

@@ -48,7 +48,8 @@ def run(capsys, *argv: str) -> tuple[int, list[str], str]:
 def test_the_repository_itself_is_ready_to_release(capsys):
     status, problems, out = run(capsys, "--repo", str(REPO), "sources")
     assert (status, problems) == (0, [])
-    assert out == f"release-check: ok: version {VERSION} in 6 places, CHANGELOG entry, repository URLs\n"
+    assert out == (f"release-check: ok: version {VERSION} in 6 places, CHANGELOG entry, repository URLs, "
+                   "README links\n")
 
 
 def test_one_place_with_another_version_is_named(tree, capsys):
@@ -128,6 +129,22 @@ def test_placeholder_repository_urls_are_refused(tree, capsys):
         "not https://github.com/gradguard/gradguard.git",
         f"release-check: README.md:{line}: placeholder URL https://github.com/<owner>/gradguard",
         "release-check: client-vscode/package.json:11: placeholder URL https://example.com/gradguard.git",
+    ]
+
+
+def test_relative_links_in_the_readme_are_refused(tree, capsys):
+    # README.md is also the PyPI page: there a relative link or image has nothing to resolve against.
+    readme = tree / "README.md"
+    readme.write_text(readme.read_text() + "\nSee [DESIGN.md](DESIGN.md), [the top](#gradguard) and "
+                      "![hover](docs/img/hover.png \"hover\").\n")
+    line = len(readme.read_text().splitlines())
+    status, problems, _ = run(capsys, "--repo", str(tree), "sources")
+    assert status == 1
+    assert problems == [
+        f"release-check: README.md:{line}: relative link DESIGN.md (broken on PyPI; use "
+        "https://github.com/gradguard/gradguard/blob/main/DESIGN.md)",
+        f"release-check: README.md:{line}: relative link docs/img/hover.png (broken on PyPI; use "
+        "https://raw.githubusercontent.com/gradguard/gradguard/main/docs/img/hover.png)",
     ]
 
 
