@@ -126,6 +126,12 @@ async function main() {
   fs.copyFileSync(path.join(HERE, '..', '..', 'server', 'gradguard', 'rules', 'examples', 'GG202', 'bad_1_sequential_sigmoid_relu.py'),
     path.join(ws, 'sigmoid_relu.py'));
   fs.copyFileSync(path.join(ws, 'sigmoid_relu.py'), path.join(WORK, 'outside.py'));
+  // A notebook whose bug spans two code cells (no markdown cell: how those count is the cell-number check's business).
+  const nbCell = (cell_type, source) => ({ cell_type, metadata: {}, source, ...(cell_type === 'code' ? { execution_count: null, outputs: [] } : {}) });
+  fs.writeFileSync(path.join(ws, 'split_cells.ipynb'), JSON.stringify({
+    cells: [nbCell('code', ['import torch\n', 'w = torch.rand(4, requires_grad=True)\n']), nbCell('code', ['w += 1\n'])],
+    metadata: { kernelspec: { name: 'python3', display_name: 'Python 3', language: 'python' }, language_info: { name: 'python' } },
+    nbformat: 4, nbformat_minor: 5 }, null, 1));
   // Like a cloned repository that ships its own `gradguard/` package at the root: importing it writes a marker.
   // Nothing the extension starts (server, explain, rule docs, probes) may import it.
   const marker = path.join(WORK, 'hostile-marker.txt');
@@ -378,6 +384,7 @@ async function main() {
       { tool: 'gradguard_check', input: {} },
       { tool: 'gradguard_explain', input: { traceback: tracebackText } },
       { tool: 'gradguard_check', input: { path: path.join(WORK, 'outside.py') } },
+      { tool: 'gradguard_check', input: { path: 'split_cells.ipynb' } },
     ];
     fs.writeFileSync(path.join(lmDir, 'request.json'), JSON.stringify(lmCalls));
     await runCommand(page, 'E2E probe: Invoke Language Model Tools');
@@ -386,7 +393,7 @@ async function main() {
     log(`language model tools: ${JSON.stringify(lm.tools.map((t) => [t.name, Object.keys(t.inputSchema.properties), t.tags]))}`);
     check(JSON.stringify(lm.tools.map((t) => t.name).sort()) === '["gradguard_check","gradguard_explain"]', 'vscode.lm.tools lists both gradguard tools');
     check(lm.tools.every((t) => /autograd/.test(t.description)), 'each tool has its model description');
-    const [fileCheck, editorCheck, explainCall, outsideCheck] = lm.results;
+    const [fileCheck, editorCheck, explainCall, outsideCheck, notebookCheck] = lm.results;
     const textOf = (r) => { check(!r.error && r.parts.length === 1 && 'text' in r.parts[0], `${r.tool} answered text (${JSON.stringify(r)})`); return r.parts[0].text; };
     const fileLines = textOf(fileCheck).split('\n');
     log(`gradguard_check sigmoid_relu.py:\n${fileLines.slice(0, 3).join('\n')}`);
@@ -403,6 +410,10 @@ async function main() {
     check(explainText.startsWith('gradguard explain: a tensor saved for backward was modified in place') && /index_loop\.py/.test(explainText),
       'gradguard_explain gives what gradguard explain prints for the traceback');
     check(/outside the workspace folders; not checked/.test(outsideCheck.error || ''), `a path outside the workspace is refused (${JSON.stringify(outsideCheck)})`);
+    const notebookLines = textOf(notebookCheck).split('\n');
+    log(`gradguard_check split_cells.ipynb: ${JSON.stringify(notebookLines.slice(0, 3))}`);
+    check(notebookLines[0] === 'split_cells.ipynb: 1 finding.' && notebookLines[1].startsWith('split_cells.ipynb cell 2, line 1:1: GG101 '),
+      'gradguard_check on a notebook no editor opened names the cell and its line');
     mark('languageModelTools');
 
     // ---- importStrategy fromEnvironment, with an environment that has gradguard: that one runs -----
