@@ -7,6 +7,11 @@ import json
 import re
 from pathlib import Path
 
+import copy
+import functools
+import importlib.resources
+
+import jsonschema
 import pytest
 import yaml
 
@@ -145,3 +150,28 @@ def test_only_the_test_jobs_look_beyond_pypi(name):
     for job_name, job in workflow["jobs"].items():
         index = job.get("env", {}).get("PIP_EXTRA_INDEX_URL")
         assert index == ("https://download.pytorch.org/whl/cpu" if job_name == "test" else None), job_name
+
+
+@functools.lru_cache(maxsize=1)
+def workflow_validator():
+    # SchemaStore's schema for workflow files, as check-jsonschema vendors it (no download).
+    schema_file = importlib.resources.files("check_jsonschema") / "builtin_schemas/vendor/github-workflows.json"
+    schema = json.loads(schema_file.read_text(encoding="utf-8"))
+    return jsonschema.validators.validator_for(schema)(schema)
+
+
+def workflow_schema_errors(workflow: dict) -> list[str]:
+    return sorted(error.json_path for error in workflow_validator().iter_errors(workflow))
+
+
+@pytest.mark.parametrize("name", ["release.yml", "ci.yml"])
+def test_the_workflows_are_valid_github_workflows(name):
+    assert workflow_schema_errors(load(name)) == []
+
+
+def test_the_schema_catches_what_github_would_refuse(release):
+    # The check above can fail: a misspelt permission value and a job without runs-on are refused.
+    broken = copy.deepcopy(release)
+    broken["jobs"]["pypi"]["permissions"] = {"id-token": "writ"}
+    del broken["jobs"]["build"]["runs-on"]
+    assert workflow_schema_errors(broken) == ["$.jobs.build", "$.jobs.pypi"]
