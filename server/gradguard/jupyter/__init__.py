@@ -1,7 +1,7 @@
 """gradguard in JupyterLab: the jupyter-lsp spec (entry point `jupyter_lsp_spec_v1`) and its proxy.
 
 JupyterLab attaches one language server per language to a notebook or file, the one ranked highest
-(ties go by name). The `gradguard` spec is given a higher rank (share/jupyter/lab/settings/overrides.d/
+(ties go by name). The `gradguard` spec is given a higher priority (share/jupyter/lab/settings/overrides.d/
 gradguard.json) and runs `python -m gradguard.jupyter`, which starts gradguard's server together with the
 Python server the user had (pylsp, pyright, ... as jupyter-lsp finds or is configured with), so gradguard
 is added, not swapped in. `GRADGUARD_JUPYTER_SERVER=<key>` picks that server, `=none` runs gradguard alone.

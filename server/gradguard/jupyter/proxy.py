@@ -15,7 +15,9 @@ import asyncio
 import copy
 import itertools
 import json
+import os
 import sys
+import time
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
@@ -62,6 +64,12 @@ class Backend:
             self.process.stdin.write(frame(message))
 
 
+# A hover or code action does not wait long for the other server once one has answered: the user's server
+# may take 20 s on its first hover over torch code (jedi), and gradguard's finding should not wait behind it.
+GRACE_AFTER_GRADGUARD_S = 1.0
+GRACE_AFTER_PRIMARY_S = 0.5
+
+
 @dataclass
 class PendingRequest:
     """An editor request waiting for the answers of the backends it was sent to."""
@@ -69,6 +77,7 @@ class PendingRequest:
     message: dict
     waiting: set
     answers: dict = field(default_factory=dict)
+    timer: Optional[asyncio.TimerHandle] = None
 
 
 class Proxy:
@@ -154,8 +163,24 @@ class Proxy:
         pending.waiting.discard(name)
         pending.answers[name] = message
         if not pending.waiting:
-            del self.pending[message["id"]]
-            self.write_to_client(self.merge(pending))
+            self.finish(message["id"])
+        elif pending.timer is None and pending.message["method"] in ("textDocument/hover", "textDocument/codeAction"):
+            if name == GRADGUARD and message.get("result"):
+                grace = GRACE_AFTER_GRADGUARD_S
+            elif name == self.primary:
+                grace = GRACE_AFTER_PRIMARY_S
+            else:
+                return
+            pending.timer = asyncio.get_running_loop().call_later(grace, self.finish, message["id"])
+
+    def finish(self, request_id) -> None:
+        """Answers the editor with what came in; an answer arriving later finds nothing pending and is dropped."""
+        pending = self.pending.pop(request_id, None)
+        if pending is None:
+            return
+        if pending.timer is not None:
+            pending.timer.cancel()
+        self.write_to_client(self.merge(pending))
 
     def backend_gone(self, name: str) -> None:
         """A backend that exited answers nothing more: the requests it owed go out with what the others said."""
@@ -243,7 +268,17 @@ async def run(primary_name: str = "", primary_argv: Optional[list] = None) -> in
     await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(client_in), sys.stdin)
     out = sys.stdout.buffer
 
+    trace_path = os.environ.get("GRADGUARD_JUPYTER_TRACE")  # a file to log the traffic to, for debugging
+    trace = open(trace_path, "a", encoding="utf-8") if trace_path else None
+
+    def traced(direction: str, message: dict) -> None:
+        if trace is not None:
+            trace.write(f"{time.time():.3f} {direction} {message.get('id', '')} {message.get('method', '')} "
+                        f"{json.dumps(message.get('params', message.get('result', message.get('error'))))[:300]}\n")
+            trace.flush()
+
     def write_to_client(message: dict) -> None:
+        traced("<-", message)
         out.write(frame(message))
         out.flush()
 
@@ -269,6 +304,7 @@ async def run(primary_name: str = "", primary_argv: Optional[list] = None) -> in
                 message = None
             if message is None:
                 break
+            traced(f"<{backend.name}", message)
             proxy.from_backend(backend, message)
         proxy.backend_gone(backend.name)
 
@@ -280,6 +316,7 @@ async def run(primary_name: str = "", primary_argv: Optional[list] = None) -> in
             message = None
         if message is None:
             break
+        traced("->", message)
         proxy.from_client(message)
         if message.get("method") == "exit":
             break

@@ -1,0 +1,282 @@
+#!/usr/bin/env node
+// End-to-end test of gradguard in a real JupyterLab with jupyterlab-lsp (installed by `make jupyter-e2e`),
+// driven by Debian's headless Chromium through playwright-core. Run through `make e2e` (tests/e2e/run.sh).
+//
+// A notebook whose bug spans two cells (a leaf tensor made in one, written in place in the next) must show
+// gradguard's squiggle in the second cell, its message in the diagnostics panel, and the tensor's facts on
+// hover. python-lsp-server is installed beside it: the hover must carry pylsp's answer too, and the LSP
+// status must name both servers (gradguard is added to the user's server, not swapped in).
+//
+// Environment:
+//   PYTHON    interpreter with gradguard[jupyter] and python-lsp-server (required)
+//   WORK      scratch folder, wiped first (default: tests/e2e/artifacts/jupyterlab-work)
+//   SHOTS     screenshot folder (default: tests/e2e/artifacts)
+//   CHROMIUM  browser binary (default /usr/bin/chromium)
+// Prints one `RESULT {json}` line; the exit code is 0 only when every assertion held.
+'use strict';
+const { chromium } = require('playwright-core');
+const { spawn } = require('child_process');
+const crypto = require('crypto');
+const fs = require('fs');
+const http = require('http');
+const net = require('net');
+const path = require('path');
+
+const HERE = __dirname;
+const PYTHON = process.env.PYTHON;
+const WORK = path.resolve(process.env.WORK || path.join(HERE, 'artifacts', 'jupyterlab-work'));
+const SHOTS = path.resolve(process.env.SHOTS || path.join(HERE, 'artifacts'));
+const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
+const LONG = 90000;
+
+const T0 = Date.now();
+const log = (m) => console.log(`[jupyterlab-e2e ${String(Date.now() - T0).padStart(6)}ms] ${m}`);
+const timings = {};
+const mark = (k) => { timings[k] = Date.now() - T0; log(`MARK ${k}`); };
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const check = (condition, message) => { if (!condition) throw new Error(`assertion failed: ${message}`); };
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => { const { port } = srv.address(); srv.close(() => resolve(port)); });
+  });
+}
+
+function getJson(url) {
+  return new Promise((resolve) => {
+    const req = http.get(url, (res) => {
+      let body = '';
+      res.on('data', (c) => { body += c; });
+      res.on('end', () => { try { resolve(res.statusCode === 200 ? JSON.parse(body) : null); } catch (_) { resolve(null); } });
+    });
+    req.on('error', () => resolve(null));
+    req.setTimeout(3000, () => { req.destroy(); resolve(null); });
+  });
+}
+
+async function waitFor(fn, timeoutMs, what, stepMs = 250) {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`timeout (${timeoutMs} ms) waiting for ${what}`);
+    await sleep(stepMs);
+  }
+}
+
+async function retry(what, attempts, fn) {
+  for (let i = 1; ; i++) {
+    try {
+      return await fn(i);
+    } catch (err) {
+      if (i >= attempts) throw err;
+      log(`retrying ${what} (attempt ${i} failed: ${String(err.message || err).split('\n')[0]})`);
+    }
+  }
+}
+
+// A PGD attack written as a notebook would be: the perturbation is made in one cell, updated in the next.
+const CELLS = [
+  ['markdown', '# PGD attack on a small classifier'],
+  ['code', [
+    'import torch',
+    'from torch import nn',
+    '',
+    'model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2))',
+    'x = torch.rand(5, 4)',
+    'target = torch.tensor([0, 1, 0, 1, 1])',
+    'eps, alpha = 0.1, 0.02',
+    'delta = torch.zeros_like(x, requires_grad=True)',
+  ].join('\n')],
+  ['code', [
+    'for step in range(3):',
+    '    loss = nn.functional.cross_entropy(model(x + delta), target)',
+    '    loss.backward()',
+    '    delta.add_(alpha * delta.grad.sign())',
+    '    delta.grad.zero_()',
+  ].join('\n')],
+];
+
+function notebookJson() {
+  return JSON.stringify({
+    cells: CELLS.map(([type, source], i) => ({
+      cell_type: type, id: `cell-${i}`, metadata: {}, source,
+      ...(type === 'code' ? { execution_count: null, outputs: [] } : {}),
+    })),
+    metadata: {
+      kernelspec: { name: 'python3', display_name: 'Python 3 (ipykernel)', language: 'python' },
+      language_info: { name: 'python', mimetype: 'text/x-python', file_extension: '.py' },
+    },
+    nbformat: 4,
+    nbformat_minor: 5,
+  }, null, 1);
+}
+
+function writeSettings(dir, plugin, values) {
+  const [pkg, name] = plugin.split(':');
+  fs.mkdirSync(path.join(dir, pkg), { recursive: true });
+  fs.writeFileSync(path.join(dir, pkg, `${name}.jupyterlab-settings`), JSON.stringify(values));
+}
+
+/** The screen box of `word` inside the first line of `scope` that contains `lineText`. */
+async function textBox(scope, lineText, word) {
+  const line = scope.locator('.cm-line', { hasText: lineText }).first();
+  const box = await line.evaluate((el, args) => {
+    const [lineText, word] = args;
+    const at = el.textContent.indexOf(lineText) + lineText.indexOf(word);
+    const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+    let offset = 0;
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const len = node.textContent.length;
+      if (at < offset + len) {
+        const range = document.createRange();
+        range.setStart(node, at - offset);
+        range.setEnd(node, Math.min(len, at - offset + word.length));
+        const r = range.getBoundingClientRect();
+        return { x: r.x, y: r.y, width: r.width, height: r.height };
+      }
+      offset += len;
+    }
+    return null;
+  }, [lineText, word]);
+  if (!box) throw new Error(`no "${word}" in a line with "${lineText}"`);
+  return box;
+}
+
+async function main() {
+  if (!PYTHON) throw new Error('set PYTHON (an interpreter with gradguard[jupyter] and python-lsp-server)');
+  fs.rmSync(WORK, { recursive: true, force: true });
+  const root = path.join(WORK, 'root');
+  const home = path.join(WORK, 'home');
+  const settingsDir = path.join(WORK, 'lab-user-settings');
+  const profile = path.join(WORK, 'chromium-profile');
+  for (const d of [root, home, settingsDir, profile, SHOTS]) fs.mkdirSync(d, { recursive: true });
+  fs.writeFileSync(path.join(root, 'pgd.ipynb'), notebookJson());
+  // No news or update checks: the page must settle fast on 2 busy cores (the LSP needs no kernel).
+  writeSettings(settingsDir, '@jupyterlab/apputils-extension:notification', { fetchNews: 'false', checkForUpdates: false });
+  // Hover without holding Ctrl (jupyterlab-lsp's "Automatic hover"): a held key in headless Chromium did not
+  // reach jupyterlab-lsp's handler reliably; the request and the tooltip are the same.
+  writeSettings(settingsDir, '@jupyter-lsp/jupyterlab-lsp:hover', { autoActivate: true, delay: 200 });
+
+  const port = await freePort();
+  const token = crypto.randomBytes(16).toString('hex');
+  const env = {
+    ...process.env, HOME: home, JUPYTER_CONFIG_DIR: path.join(WORK, 'jupyter-config'),
+    JUPYTER_RUNTIME_DIR: path.join(WORK, 'jupyter-runtime'), JUPYTERLAB_SETTINGS_DIR: settingsDir,
+    JUPYTERLAB_WORKSPACES_DIR: path.join(WORK, 'lab-workspaces'), GRADGUARD_JUPYTER_SERVER: '', GRADGUARD_JUPYTER_TRACE: path.join(WORK, 'proxy-trace.log'),
+  };
+  const lab = spawn(PYTHON, ['-m', 'jupyterlab', '--no-browser', '--ServerApp.ip=127.0.0.1', `--ServerApp.port=${port}`,
+    '--ServerApp.port_retries=0', `--IdentityProvider.token=${token}`, `--ServerApp.root_dir=${root}`,
+    '--LabApp.news_url=', '--allow-root'],  // root in CI containers
+  { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const labLog = fs.createWriteStream(path.join(WORK, 'jupyterlab.log'));
+  lab.stdout.pipe(labLog);
+  lab.stderr.pipe(labLog);
+  log(`jupyter lab pid=${lab.pid} port=${port}`);
+
+  const base = `http://127.0.0.1:${port}`;
+  let browser;
+  let page;
+  const shot = async (name) => {
+    const p = path.join(SHOTS, `${name}.png`);
+    await page.screenshot({ path: p });
+    log(`screenshot ${path.relative(process.cwd(), p)}`);
+  };
+  try {
+    // jupyter-lsp's view of the servers: gradguard in front of pylsp, one spec for Python.
+    const status = await waitFor(() => getJson(`${base}/lsp/status?token=${token}`), LONG, 'jupyter-lsp /lsp/status');
+    mark('labServerUp');
+    const specs = status.specs || {};
+    log(`jupyter-lsp specs: ${Object.keys(specs).join(', ')}`);
+    check(specs.gradguard, 'jupyter-lsp lists the gradguard spec (entry point jupyter_lsp_spec_v1)');
+    check(specs.gradguard.display_name === 'gradguard + python-lsp-server (pylsp)',
+      `the gradguard spec fronts pylsp (display_name ${specs.gradguard.display_name})`);
+    check(JSON.stringify(specs.gradguard.languages) === '["python"]', 'the gradguard spec is for python');
+    const labSettings = await getJson(`${base}/lab/api/settings/@jupyter-lsp/jupyterlab-lsp:plugin?token=${token}`);
+    const rank = labSettings && labSettings.schema.properties.language_servers.default.gradguard;
+    log(`jupyterlab-lsp default for gradguard: ${JSON.stringify(rank)}`);
+
+    browser = await chromium.launchPersistentContext(profile, {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+        '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
+      viewport: { width: 1280, height: 800 },
+    });
+    page = browser.pages()[0] || (await browser.newPage());
+    page.setDefaultTimeout(30000);
+    page.on('console', (m) => { if (/lsp|gradguard/i.test(m.text())) log(`console: ${m.text().slice(0, 200)}`); });
+    await page.goto(`${base}/lab/tree/pgd.ipynb?token=${token}`);
+    const cells = page.locator('.jp-Notebook .jp-CodeCell');
+    await cells.nth(1).locator('.cm-line', { hasText: 'delta.add_' }).waitFor({ state: 'visible', timeout: LONG });
+    mark('notebookOpen');
+    await shot('jupyterlab-01-open');
+
+    // the squiggle: one, in the second code cell, under the in-place update of the leaf made in the first
+    const squiggle = cells.nth(1).locator('.cm-lintRange');
+    await squiggle.first().waitFor({ state: 'visible', timeout: LONG });
+    mark('squiggle');
+    await shot('jupyterlab-02-squiggle');
+    const squiggles = await page.locator('.cm-lintRange').allInnerTexts();
+    log(`squiggles: ${JSON.stringify(squiggles)}`);
+    check(squiggles.length === 1 && squiggles[0] === 'delta.add_(alpha * delta.grad.sign())',
+      `one squiggle, under delta.add_(...) in cell 3 (${JSON.stringify(squiggles)})`);
+
+    // its message, on hovering the squiggle
+    const lintText = await retry('lint tooltip', 3, async () => {
+      await page.mouse.move(10, 10);
+      const box = await textBox(cells.nth(1), 'delta.add_', 'add_');
+      await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2, { steps: 3 });
+      const tip = page.locator('.cm-tooltip-lint').first();
+      await tip.waitFor({ state: 'visible', timeout: 10000 });
+      return tip.innerText();
+    });
+    log(`lint tooltip: ${JSON.stringify(lintText)}`);
+    await shot('jupyterlab-03-message');
+    check(lintText.includes('`delta` is a leaf tensor that requires grad') && lintText.includes('the in-place `add_()` here raises at once')
+      && /gradguard/.test(lintText), 'the squiggle says GG101\'s message, from gradguard');
+
+    // hover on the tensor where it is used: gradguard's facts about it
+    const hoverOn = (lineText, word, pattern, timeout) => retry(`hover on ${word}`, 3, async () => {
+      await page.mouse.move(10, 10);
+      await sleep(300);
+      const box = await textBox(cells.nth(1), lineText, word);
+      await page.mouse.move(box.x + box.width / 2 - 2, box.y + box.height / 2, { steps: 3 });
+      await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2, { steps: 2 });
+      const tip = page.locator('.lsp-hover', { hasText: pattern }).first();
+      await tip.waitFor({ state: 'visible', timeout });
+      await sleep(300);
+      return tip.innerText();
+    });
+    const tensorHover = await hoverOn('model(x + delta)', 'delta', /tensor · leaf/, 15000);
+    mark('tensorHover');
+    log(`hover on delta: ${JSON.stringify(tensorHover)}`);
+    await shot('jupyterlab-04-hover');
+    check(tensorHover.includes('delta — tensor · leaf · requires_grad=True')
+      && tensorHover.includes('created on line') && tensorHover.includes('torch.zeros_like(..., requires_grad=True)'),
+    'hovering delta shows it is a leaf that requires grad, made by torch.zeros_like');
+
+    // the user's own server still answers: pylsp's hover for a builtin gradguard says nothing about
+    const builtinHover = await hoverOn('for step in range(3)', 'range', /range\(/, 40000);
+    mark('pylspHover');
+    log(`hover on range: ${JSON.stringify(builtinHover.slice(0, 200))}`);
+    await shot('jupyterlab-05-pylsp-hover');
+    check(/range\(stop\)|class range/.test(builtinHover), 'pylsp (behind gradguard) answers the hover on range()');
+  } finally {
+    if (page) await page.screenshot({ path: path.join(SHOTS, 'jupyterlab-99-last.png') }).catch(() => {});
+    if (browser) await browser.close().catch(() => {});
+    for (const signal of ['SIGTERM', 'SIGKILL']) {
+      try { process.kill(-lab.pid, signal); } catch (_) { /* already gone */ }
+      await sleep(1000);
+    }
+  }
+  console.log('RESULT ' + JSON.stringify({ ok: true, timings }));
+}
+
+main().catch((e) => {
+  console.log(String((e && e.stack) || e));
+  console.log('RESULT ' + JSON.stringify({ ok: false, error: String((e && e.message) || e), timings }));
+  process.exit(1);
+});
