@@ -1,14 +1,15 @@
 """GG401: optimizer.step() modifies weights that a later backward() still needs."""
 from __future__ import annotations
 
-from . import Rule
+from . import Rule, make_fix
+from ..fixes_order import recompute_after_step
 from ._common import STALE_ERROR, STALE_MATCH, stale_error, stale_timeline, use_phrase, weight_save_notes
 
 RULE = Rule(
     code="GG401",
     name="step-before-backward",
     family="graph-lifetime",
-    fix_kind="none",
+    fix_kind="unsafe",
     summary={
         "en": "`optimizer.step()` runs between a forward pass and a later `backward()` through the same graph.",
         "zh": "`optimizer.step()` 在前向传播与之后经过同一计算图的 `backward()` 之间执行。",
@@ -34,10 +35,32 @@ RULE = Rule(
               "`zero_grad()`，step 因没有梯度而什么也不做，此时参数不会被修改。",
     },
     fix_safety={
-        "en": "No automatic fix: call `backward()` for every graph that uses these weights before `step()`, or "
-              "`detach()` what crosses from one model's graph into the other's (`D(fake.detach())`).",
-        "zh": "没有自动修复：在 `step()` 之前对所有用到这些权重的计算图调用 `backward()`，或者对从一个模型流向另一个模型的张量"
-              "调用 `detach()`（`D(fake.detach())`）。",
+        "en": "The fix recomputes, right after `step()`, the forward that the later backward needs, and detaches what "
+              "crosses into the stepped model for its own loss (the standard GAN loop): `fake_out = netD(fake)` "
+              "before `d_opt.step()` becomes `netD(fake.detach())` where D's own loss reads it, and a copy "
+              "`fake_out = netD(fake)` goes after the step, so `g_loss` is computed from D's new weights. Only the "
+              "statements that run the stepped model, or are computed from what it returned, are run again (the "
+              "generator's own forward is not); one that nothing before the step reads is moved rather than "
+              "copied. The whole repair is one edit. Unsafe: the recomputed forward sees the new weights (which is "
+              "what the hand-written GAN loop does), and any randomness (dropout) and BatchNorm statistics in it run "
+              "a second time. Neither half alone is a fix: `D(fake.detach())` alone still raises, and moving "
+              "`g_loss.backward()` before `d_opt.step()` runs but makes D step on a gradient that includes G's loss. "
+              "No fix is offered when the step runs inside a helper, when the step and the backward are not in one "
+              "block, when the later loss is built inside an `if`/`for`/`with` before the step, or when an input of "
+              "the recomputed forward is re-bound before the step; the message then gives the recipe with the "
+              "program's own names and lines. Moving the step after the last backward that needs the old weights "
+              "is not offered: that backward also fills the stepped model's `.grad`, so the step would change.",
+        "zh": "修复会在 `step()` 之后立即重新计算之后的反向传播所需的前向传播，并在被更新模型自己的损失中对跨模型传入的张量调用 "
+              "`detach()`（标准的 GAN 训练循环）：`d_opt.step()` 之前的 `fake_out = netD(fake)` 在 D 自己的损失读取它的地方"
+              "改为 `netD(fake.detach())`，并在 step 之后加一份 `fake_out = netD(fake)`，这样 `g_loss` 由 D 的新权重计算。"
+              "只重新运行调用被更新模型的语句，或由它的返回值计算出的语句（生成器自己的前向传播不会重跑）；step 之前没有"
+              "其他语句读取的语句会被移动而不是复制。整个修复是一次编辑。不安全修复：重新计算的前向传播看到的是新权重"
+              "（手写的 GAN 循环正是这样做的），其中的随机性（dropout）和 BatchNorm 统计量会再运行一次。只做一半都不是修复："
+              "只改成 `D(fake.detach())` 仍然报错；把 `g_loss.backward()` 移到 `d_opt.step()` 之前虽然能运行，但 D 的这一步"
+              "用的梯度包含了 G 的损失。若 step 在辅助函数中执行、step 与反向传播不在同一代码块、之后的损失在 step 之前的 "
+              "`if`/`for`/`with` 中构建，或重新计算的前向传播的输入在 step 之前被重新绑定，则不提供修复；此时消息会用程序"
+              "自己的名字和行号给出做法。不提供“把 step 移到最后一次需要旧权重的反向传播之后”：那次反向传播也会填充被更新"
+              "模型的 `.grad`，step 的结果会改变。",
     },
     runtime_error=STALE_ERROR,
     match=STALE_MATCH,
@@ -48,27 +71,89 @@ def claims(problem) -> bool:
     return problem.kind == "stale-save" and problem.write.kind == "step" and problem.carry is None
 
 
+def _repair(ctx, group):
+    """The recompute-after-step fix for one step and one later backward (memoised: every save of the group asks)."""
+    memo = ctx.__dict__.setdefault("_gg401_fixes", {})
+    key = (id(group[0].write.node), id(group[0].use))
+    if key not in memo:
+        memo[key] = recompute_after_step(ctx, group)
+    return memo[key]
+
+
+def _receiver_text(ctx, use) -> str:
+    func = getattr(use, "func", None)
+    if func is not None and getattr(getattr(func, "attr", None), "value", "") == "backward":
+        return ctx.code(func.value)
+    return ""
+
+
 @RULE.checker
 def check(ctx):
-    for problem in ctx.problems("stale-save"):
-        if not claims(problem):
-            continue
+    mine = [p for p in ctx.problems("stale-save") if claims(p)]
+    groups: dict = {}
+    for p in mine:
+        groups.setdefault((id(p.write.node), id(p.use)), []).append(p)  # one step writes once per layer
+    for problem in mine:
         save, write, hint = problem.save, problem.write, problem.top
+        group = groups[(id(write.node), id(problem.use))]
         s_line, related = weight_save_notes(ctx, problem, hint)
-        message = ctx.t(
-            f"`{write.op}` modifies {write.target_name} in place, but the graph built on line {s_line} saved them and "
-            f"{use_phrase(ctx, problem)} still needs it. Run that backward before `step()`, or `detach()` what crosses between models.",
-            f"`{write.op}` 原地修改了 {write.target_name}，但第 {s_line} 行构建的计算图保存了它们，而{use_phrase(ctx, problem)}"
-            "仍需要这张图。请在 `step()` 之前执行该反向传播，或对跨模型传递的张量调用 `detach()`。")
+        w_line = ctx.line(write.node, write.top or hint)
+        b_line = ctx.line(problem.use, hint) if problem.use is not None else 0
+        loss = _receiver_text(ctx, problem.use) if problem.use is not None else ""
+        site = problem.detail.get("forward")
+        forward = ctx.code(site[0]) if site is not None else ""
+        repaired = _repair(ctx, group)
+        fix = None
+        if repaired is not None:
+            edit, info = repaired
+            nums = [str(n) for n in info["lines"]]
+            redo = f"line {nums[0]}" if len(nums) == 1 else f"lines {', '.join(nums[:-1])} and {nums[-1]}"
+            detached = "; ".join(f"`{d}`" for d in info["detached"])
+            later = "; ".join(f"`{d}`" for d in info["detached_later"])
+            why = ctx.t("unsafe: the recomputed forward sees the new weights; dropout and BatchNorm statistics run again",
+                        "不安全：重新计算的前向传播看到新权重；dropout 和 BatchNorm 统计量会再运行一次")
+            if later:
+                why = ctx.t(f"unsafe: the later loss no longer back-propagates into the model that just stepped",
+                            f"不安全：之后的损失不再反向传播进刚刚更新过的模型") if not detached and not info["forwards"] \
+                    else why
+            title = ctx.t(
+                f"Recompute {redo} after `{write.op}`" + (f" from {later}" if later else "")
+                + (f" and give the step's own loss {detached}" if detached else "") + f" ({why})",
+                f"在 `{write.op}` 之后重新计算第 {'、'.join(nums)} 行" + (f"（读取 {later}）" if later else "")
+                + (f"，并让 step 自己的损失使用 {detached}" if detached else "") + f"（{why}）")
+            fix = make_fix("unsafe", title, edit)
+            message = ctx.t(
+                f"`{write.op}` (line {w_line}) modifies {write.target_name} in place, but the graph built on line "
+                f"{s_line} saved them and {use_phrase(ctx, problem)} still needs it. Recompute {redo} after the step"
+                + (f" from {later}" if later else "") + (f", and detach what crosses into the stepped model for its own loss ({detached})" if detached else "")
+                + ". Moving that backward before the step instead would make the step use its gradient too.",
+                f"`{write.op}`（第 {w_line} 行）原地修改了 {write.target_name}，但第 {s_line} 行构建的计算图保存了它们，"
+                f"而{use_phrase(ctx, problem)}仍需要这张图。请在 step 之后重新计算第 "
+                f"{'、'.join(nums)} 行" + (f"（读取 {later}）" if later else "")
+                + (f"，并在被更新模型自己的损失中对跨模型传入的张量调用 detach（{detached}）" if detached else "")
+                + "。若改为把该反向传播移到 step 之前，step 用的梯度也会包含它。")
+        else:
+            what = f"`{forward}`" if forward else ctx.t(f"the forward on line {s_line}", f"第 {s_line} 行的前向传播")
+            lname = f"`{loss}`" if loss else ctx.t("the later loss", "之后的损失")
+            message = ctx.t(
+                f"`{write.op}` (line {w_line}) modifies {write.target_name} in place, but the graph built on line "
+                f"{s_line} saved them and {use_phrase(ctx, problem)} still needs it. After the step, compute {what} "
+                f"again and {lname} from it; where the stepped model's own loss reads another model's output, pass "
+                f"it `.detach()`. (`.detach()` alone still raises; moving the backward before the step makes the step "
+                f"use its gradient too.)",
+                f"`{write.op}`（第 {w_line} 行）原地修改了 {write.target_name}，但第 {s_line} 行构建的计算图保存了它们，"
+                f"而{use_phrase(ctx, problem)}仍需要这张图。请在 step 之后重新计算 {what}，并由它计算 {lname}；"
+                f"被更新模型自己的损失读取另一个模型的输出时，传入 `.detach()` 之后的值。（只加 `.detach()` 仍会报错；"
+                f"把反向传播移到 step 之前，step 用的梯度也会包含它。）")
         if problem.use is not None:
             related.append(ctx.related(problem.use, hint, ctx.t("this backward needs the old weights",
                                                                 "这里的反向传播需要旧的权重")))
-        site = problem.detail.get("site")
-        if site is not None:
+        step_site = problem.detail.get("site")
+        if step_site is not None:
             # the step runs inside a helper: the call of that helper here is the misplaced step
             related.append(ctx.related(write.node, write.top or hint, ctx.t("the step runs here", "step 在这里执行")))
-        where, where_top = site if site is not None else (write.node, write.top or hint)
-        f = ctx.finding(RULE, where, where_top, message, related=related,
+        where, where_top = step_site if step_site is not None else (write.node, write.top or hint)
+        f = ctx.finding(RULE, where, where_top, message, related=related, fix=fix,
                         explanation=stale_timeline(ctx, problem), runtime_error=stale_error(problem.save, problem.write, ctx))
         if f:
             yield f
