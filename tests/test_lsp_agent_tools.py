@@ -72,6 +72,13 @@ async def test_agent_check_of_a_document_that_is_not_open_says_so(client: Langua
     assert await command(client, "gradguard.agentCheck", uri) == {"error": f"{uri} is not open in the editor"}
 
 
+async def test_agent_check_of_a_file_outside_the_workspace_says_it_is_not_checked(client: LanguageClient, tmp_path):
+    uri = (tmp_path / "elsewhere.py").as_uri()
+    open_doc(client, uri, SIGMOID_RELU)
+    answer = await command(client, "gradguard.agentCheck", uri)
+    assert answer == {"error": f"{tmp_path / 'elsewhere.py'}: outside the workspace folders; gradguard does not check it"}
+
+
 async def test_agent_explain_gives_the_text_of_gradguard_explain(client: LanguageClient):
     traceback = (ROOT / "tests/e2e/fixtures/traceback.txt").read_text()
     answer = await command(client, "gradguard.agentExplain", traceback)

@@ -50,9 +50,21 @@ def register(server) -> None:
             snap = snapshot_for(ls.workspace, key)
         if snap is None:
             return {"error": f"{uri} is not open in the editor"}
+        settings = ls.settings_for(key)
+
+        def skipped() -> str:  # the reasons _analyse reports nothing: said, not passed off as "no findings"
+            if not ls.in_workspace(snap):
+                return f"{snap.path}: outside the workspace folders; gradguard does not check it"
+            if os.path.isabs(snap.path) and ls.excluded(snap.path, ls.config_for(snap.path, settings)):
+                return f"{snap.path}: excluded (site-packages, or `exclude` in [tool.gradguard]); not checked"
+            return ""
+
+        reason = await loop.run_in_executor(ls.engine_pool, skipped)  # reads pyproject.toml: off the event loop
+        if reason:
+            return {"error": reason}
         analysis = ls.current(key)
         if analysis is None:
-            analysis = await loop.run_in_executor(ls.engine_pool, ls._analyse, snap, ls.settings_for(key))
+            analysis = await loop.run_in_executor(ls.engine_pool, ls._analyse, snap, settings)
         from ..cli import FileResult
 
         cells = None
