@@ -4,7 +4,9 @@
 #      must be found here, on PATH or under ~/.pyenv), run from a workspace holding a hostile gradguard/
 #      package (bundle_smoke.py);
 #   2. Neovim headless against `python -m gradguard server` (the development install);
-#   3. the VS Code extension inside code-server + headless Chromium, whose interpreter is a fresh venv
+#   3. JupyterLab with jupyterlab-lsp + headless Chromium: a notebook's two-cell bug, its hover, pylsp beside it
+#      (jupyterlab_e2e.js; `make jupyter-setup` installs gradguard[jupyter] and python-lsp-server into $PY's venv);
+#   4. the VS Code extension inside code-server + headless Chromium, whose interpreter is a fresh venv
 #      without gradguard (the bundled server does the work), then importStrategy fromEnvironment, a venv of
 #      the oldest supported CPython, lint.run onSave, gradguard.path, showNotifications.
 # Usage: run.sh <python with gradguard> <code-server launcher> <vsix>      (make e2e installs all three)
@@ -43,6 +45,10 @@ echo "== e2e: Neovim $(nvim --version | head -1 | cut -d' ' -f2) headless"
 if "$HERE/run_nvim.sh" "$PY" "$ART/nvim-work" 2>&1 | tee "$ART/nvim.log"; then :; else rc=1; fi
 grep -q '\] PASS$' "$ART/nvim.log" || rc=1
 
+echo "== e2e: JupyterLab + jupyterlab-lsp + Chromium (gradguard in front of pylsp)"
+PYTHON="$PY" WORK="$ART/jupyterlab-work" SHOTS="$ART" timeout 300 node "$HERE/jupyterlab_e2e.js" 2>&1 | tee "$ART/jupyterlab.log"
+[ "${PIPESTATUS[0]}" -eq 0 ] || rc=1
+
 echo "== e2e: VS Code (code-server $("$CODE_SERVER" --version 2>/dev/null | head -1 | cut -d' ' -f1)) + Chromium"
 CODE_SERVER="$CODE_SERVER" VSIX="$VSIX" PYTHON="$ART/bare-venv/bin/python" ENV_PYTHON="$PY" \
   OLDEST_PYTHON="$ART/oldest-venv/bin/python" WORK="$ART/vscode-work" SHOTS="$ART" \
@@ -52,6 +58,7 @@ CODE_SERVER="$CODE_SERVER" VSIX="$VSIX" PYTHON="$ART/bare-venv/bin/python" ENV_P
 echo "== e2e summary"
 echo "bundle: $(grep '^MARK bundleRunsOn' "$ART/bundle-smoke.log" || echo FAIL)"
 echo "neovim: $(grep -q '\] PASS$' "$ART/nvim.log" && echo PASS || echo FAIL)  $(grep -o 'first diagnostic after [0-9]* ms' "$ART/nvim.log")"
+echo "jupyterlab: $(grep '^RESULT' "$ART/jupyterlab.log" || echo 'no RESULT line')"
 echo "vscode: $(grep '^RESULT' "$ART/vscode.log" || echo 'no RESULT line')"
 echo "screenshots: $ART"
 exit $rc
