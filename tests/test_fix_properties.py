@@ -212,9 +212,22 @@ def _expressions(tree: ast.AST, text: str):
 def _rewritten(tree: ast.AST) -> set[int]:
     """ids of what a fix may rewrite inside an edit: an in-place call (`y.add_(1)`, `F.relu_(h)`), its callee, a
     call with `out=` (its `out` value becomes the assignment's target), the `True` of `inplace=True` /
-    `nn.ReLU(True)`, and `torch.inference_mode()` (GG106/GG107 make it `torch.no_grad()`)."""
+    `nn.ReLU(True)`, `torch.inference_mode()` (GG106/GG107 make it `torch.no_grad()`), and the `y.data` a write
+    goes through with what holds it (GG501 writes a tracked copy: `y.data[m] = 0` -> `y = y.clone(); y[m] = 0`)."""
     ids: set[int] = set()
     for node in ast.walk(tree):
+        written = None
+        if isinstance(node, (ast.Assign, ast.AugAssign)):
+            for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                base = target.value if isinstance(target, ast.Subscript) else target
+                if isinstance(base, ast.Attribute) and base.attr == "data":
+                    ids |= {id(target), id(base)}
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            written = node.func.value
+            while isinstance(written, ast.Call) and isinstance(written.func, ast.Attribute):
+                written = written.func.value
+            if isinstance(written, ast.Attribute) and written.attr == "data" and node.func.attr.endswith("_"):
+                ids.add(id(written))
         if not isinstance(node, ast.Call):
             continue
         func = node.func

@@ -799,3 +799,76 @@ def _detach_tuple_value(ctx, value, hint) -> tuple[Edit, str] | None:
     if not _same(_parse_expression(new), expected, original):
         return None
     return Edit(span, new), new
+
+
+# ---------------------------------------------------------------- a `.data` write made on a tracked copy
+def _data_receiver(small) -> cst.Attribute | None:
+    """The `y.data` that a statement writes through: `y.data.mul_(..)...`, `y.data[i] = v`, `y.data += v`."""
+    if isinstance(small, cst.Assign) and len(small.targets) == 1:
+        node = small.targets[0].target
+        node = node.value if isinstance(node, cst.Subscript) else node
+    elif isinstance(small, cst.AugAssign):
+        node = small.target
+        node = node.value if isinstance(node, cst.Subscript) else node
+    elif isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
+        node = small.value
+        while isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+            inner = node.func.value
+            if isinstance(inner, cst.Attribute) and inner.attr.value == "data":
+                node = inner
+                break
+            node = inner
+    else:
+        return None
+    if isinstance(node, cst.Attribute) and node.attr.value == "data" and isinstance(node.value, cst.Name):
+        return node
+    return None
+
+
+def data_write_on_copy(ctx, stmt, hint) -> tuple[Edit, str] | None:
+    """`y.data.mul_(0.9)` -> `y = y.clone()` then `y.mul_(0.9)`: the write is tracked, on a copy the saving op
+    never saw. Only for a statement of its own whose write goes through the `.data` of a plain name."""
+    if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
+        return None
+    small = stmt.body[0]
+    receiver = _data_receiver(small)
+    if receiver is None:
+        return None
+    found = text_of(ctx, small, hint)
+    attr = text_of(ctx, receiver, hint)
+    if found is None or attr is None or has_comment_or_continuation(small, found[1]):
+        return None
+    span, old = found
+    cut = _relative(span, attr[0], old)
+    original = _parse_statement(old)
+    if cut is None or original is None:
+        return None
+    name = receiver.value.value
+    start, end = cut
+    rewritten = old[:start] + name + old[end:]
+    first = ctx.source.line_text(span.start_line)
+    indent = first[:span.start_col]
+    if indent.strip():
+        return None
+    new = f"{name} = {name}.clone()\n{indent}{rewritten}"
+    # what it must mean: the copy, then the original statement with exactly that `.data` dropped
+    targets = [n for n in ast.walk(original) if isinstance(n, ast.Attribute) and n.attr == "data"
+               and isinstance(n.value, ast.Name) and n.value.id == name
+               and (n.col_offset, getattr(n, "end_col_offset", None)) == (start, end)]
+    if len(targets) != 1:
+        return None
+    copied = copy.deepcopy(original)
+    for node in ast.walk(copied):
+        for field_name, value in ast.iter_fields(node):
+            if isinstance(value, ast.Attribute) and (value.col_offset, value.end_col_offset) == (start, end) \
+                    and value.attr == "data":
+                setattr(node, field_name, value.value)
+    try:
+        built = ast.parse(new.replace("\n" + indent, "\n", 1)).body
+    except (SyntaxError, ValueError):
+        return None
+    clone = ast.Assign(targets=[ast.Name(name, ast.Store())], value=ast.Call(
+        func=ast.Attribute(value=ast.Name(name, ast.Load()), attr="clone", ctx=ast.Load()), args=[], keywords=[]))
+    if len(built) != 2 or _dump(built[0]) != _dump(clone) or _dump(built[1]) != _dump(copied):
+        return None
+    return Edit(span, new), f"{name} = {name}.clone()` then `{rewritten.splitlines()[0]}"

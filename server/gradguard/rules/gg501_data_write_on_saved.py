@@ -1,7 +1,8 @@
 """GG501: an in-place write through `.data` on a tensor that backward needs (silently wrong gradients)."""
 from __future__ import annotations
 
-from . import Rule
+from . import Rule, make_fix
+from .. import fixes
 from ._common import saved_name, use_phrase
 
 RULE = Rule(
@@ -9,7 +10,7 @@ RULE = Rule(
     name="data-write-on-saved",
     family="silent",
     severity="warning",
-    fix_kind="none",
+    fix_kind="unsafe",
     summary={
         "en": "An in-place write through `.data` changes a tensor saved for backward: no error, wrong gradients.",
         "zh": "通过 `.data` 原地写入了为反向传播保存的张量：不报错，但梯度是错的。",
@@ -35,9 +36,16 @@ RULE = Rule(
               "所以通过 `e.detach()` 做同样的写入会报错，而不是悄悄算错。",
     },
     fix_safety={
-        "en": "No automatic fix: move the write after `backward()`, or write a copy. Replacing `.data` with "
-              "`.detach()` turns the silent error into a loud one (GG201).",
-        "zh": "没有自动修复：把写入移到 `backward()` 之后，或写入副本。把 `.data` 换成 `.detach()` 会把静默错误变成显式报错（GG201）。",
+        "en": "`y.data.mul_(0.9)` becomes `y = y.clone()` followed by `y.mul_(0.9)` (unsafe: the gradient changes, on "
+              "purpose). The saving op keeps its values, and the write is recorded in the graph, so backward returns "
+              "the gradient of the values the program goes on to use. Other references to the old `y` no longer see "
+              "the write. Not offered for parameters and other leaves (re-binding them would detach them from their "
+              "module): move such a write after `backward()` (or before the forward) instead. Replacing `.data` with "
+              "`.detach()` alone turns the silent error into a loud one (GG201).",
+        "zh": "`y.data.mul_(0.9)` 改为 `y = y.clone()` 再 `y.mul_(0.9)`（不安全修复：梯度会改变，这正是目的）。保存它的运算保留原值，"
+              "写入被记录到计算图中，所以反向传播返回程序之后所用值的梯度。其他指向旧 `y` 的引用不再看到这次写入。"
+              "对参数和其他叶子张量不提供此修复（重新绑定会使它们脱离模块）：请把这类写入移到 `backward()` 之后（或前向之前）。"
+              "只把 `.data` 换成 `.detach()` 会把静默错误变成显式报错（GG201）。",
     },
     runtime_error="",
 )
@@ -62,7 +70,17 @@ def check(ctx):
             f"1. 第 {s_line} 行：`{save.op}` 保存了 {saved_name(save, ctx)}（版本 {save.version}）。\n"
             f"2. 第 {ctx.line(write.node, write.top or hint)} 行：写入经过 `.data`，它共享存储但有自己的版本计数器，所以保存的版本仍是 {save.version}。\n"
             f"3. {use_phrase(ctx, problem)}取出保存的张量时察觉不到变化，算出错误的梯度。")
-        f = ctx.finding(RULE, write.node, write.top or hint, message,
+        fix = None
+        tensor = save.tensor
+        if tensor is None or not (tensor.is_parameter or (tensor.is_leaf is not False and tensor.requires_grad is not False)):
+            copied = fixes.data_write_on_copy(ctx, write.stmt, write.top or hint)
+            if copied is not None:
+                fix = make_fix("unsafe", ctx.t(
+                    f"Write a tracked copy: `{copied[1]}` (unsafe: backward then differentiates the written values, "
+                    "and other references to the old tensor no longer see the write)",
+                    f"写入被记录的副本：`{copied[1]}`（不安全：反向传播将对写入后的值求导，其他指向旧张量的引用不再看到这次写入）"),
+                    copied[0])
+        f = ctx.finding(RULE, write.node, write.top or hint, message, fix=fix,
                         related=[ctx.related(save.node, save.top or hint, ctx.t("saved for backward here", "在这里被保存用于反向传播"))],
                         explanation=explanation)
         if f:
