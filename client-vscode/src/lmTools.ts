@@ -53,11 +53,12 @@ export function registerLanguageModelTools(manager: ServerManager): vscode.Dispo
  */
 async function checkTarget(requested: string | undefined): Promise<vscode.Uri> {
   if (!requested) {
+    const editor = vscode.window.activeTextEditor;
     const notebook = vscode.window.activeNotebookEditor?.notebook;
-    if (notebook && vscode.window.activeTextEditor?.document.uri.scheme === 'vscode-notebook-cell') {
-      return notebook.uri;
+    if (notebook && (!editor || editor.document.uri.scheme === 'vscode-notebook-cell')) {
+      return notebook.uri; // the server checks a notebook whole (a bug can span cells)
     }
-    const document = vscode.window.activeTextEditor?.document;
+    const document = editor?.document;
     if (!document || document.languageId !== 'python') {
       throw new Error('No Python file is open in the active editor; pass `path`.');
     }
