@@ -295,3 +295,21 @@ def test_no_grad_view_is_built_with_grad_enabled_and_trains_like_both_outside():
         runs.append((namespace["loss"].item(), namespace["model"].weight.grad.clone()))
     assert runs[0][0] == pytest.approx(runs[1][0], rel=1e-6)
     assert torch.allclose(runs[0][1], runs[1][1], rtol=1e-5)
+
+
+# ---------------------------------------------------------------- GG501
+@pytest.mark.parametrize("name", ["bad_1_smoothed_probs.py", "bad_2_tanh_data_relu.py", "bad_3_exp_rescale.py",
+                                  "bad_4_input_normalize_data.py"])
+def test_data_write_on_a_tracked_copy_gives_the_gradient_of_the_written_values(name):
+    """Each bad example checks its own gradient against the one of the values it goes on to use, and prints
+    "wrong gradient" when they differ: it does, and the fixed program does not."""
+    from gradguard.rules import EXAMPLES_DIR
+
+    text = (EXAMPLES_DIR / "GG501" / name).read_text()
+    finding = only(text, "GG501")
+    assert finding.fix.applicability == "unsafe"
+    (edit,) = finding.fix.edits
+    assert edit.new_text.split("\n")[0].endswith(".clone()")
+    assert "wrong gradient" in run_program(text).stdout
+    fixed = run_program(fixed_with(text, finding))
+    assert fixed.clean and fixed.stdout == "", fixed
