@@ -22,10 +22,17 @@ score.py; its rule is the manifest's expected_code when that finding is among th
                 within rtol 1e-4 (atol 1e-6).
 Where gradguard's fix legitimately differs from the hand fix, the manifest row says why and what it promises instead:
   fix_differs = "why (one sentence)"
-  fix_promise = "first-backward"   the first backward's value and the gradients after it agree, and both programs
-                                   call backward() equally often (later values see other weights or other draws)
+  fix_promise = "detach"           every backward value agrees, in order; after the first backward every gradient
+                                   the fix computes matches the hand fix's, which may fill more leaves (those behind
+                                   the fix's detach(): the hand fix lets the step's own loss fill another model's
+                                   .grad, then zeroes or ignores it)
+              | "first-backward"   the first backward's value agrees, the gradients after it as for "detach", and
+                                   both programs call backward() equally often (later values see other weights or
+                                   other draws: the hand fix moved a step, or drew new noise, where the fix
+                                   recomputes)
               | "runs"             runs clean and calls backward() as often as the hand fix, and every leaf that got a
-                                   gradient in the hand fix gets one (verify.py's "trains" multiset)
+                                   gradient in the hand fix gets one (verify.py's "trains" multiset): the hand fix
+                                   reorders the updates (G before D), so no value is shared
 Each program runs in a worker subprocess (2 in parallel by default); a program gets --timeout seconds (SIGALRM in
 the worker, and the worker is killed when no result arrives in time), so hostile code cannot hang the check.
 Prints one row per rule and ONE summary line at the end. Exit status 0 (a measurement); 2 on a usage error.
@@ -54,7 +61,7 @@ import verify  # noqa: E402
 
 REPO = verify.ROOT.parent.parent
 RTOL, ATOL = 1e-4, 1e-6
-PROMISES = ("same", "first-backward", "runs")
+PROMISES = ("same", "detach", "first-backward", "runs")
 MAX_CALLS = 2000  # backward calls recorded per program (the corpus programs make a few dozen)
 MAX_VALUES = 4096  # elements recorded per tensor; the rest are summed into one more number
 
@@ -97,9 +104,10 @@ def _close(a, b) -> bool:
     return True
 
 
-def _grads_match(ours: list, ref: list) -> str | None:
-    """The gradients after the first backward agree as a multiset (greedy matching within each shape)."""
-    if len(ours) != len(ref):
+def _grads_match(ours: list, ref: list, subset: bool = False) -> str | None:
+    """The gradients after the first backward agree as a multiset (greedy matching within each shape); with
+    `subset`, the hand fix may have more."""
+    if len(ours) > len(ref) or (len(ours) != len(ref) and not subset):
         return f"{len(ours)} leaves got a gradient in the first backward, hand fix {len(ref)}"
     left = list(ref)
     for g in ours:
@@ -123,7 +131,7 @@ def compare(ours: Trace, ref: Trace, promise: str = "same") -> str | None:
             got = a[1][0] if a[1] else None
             want = b[1][0] if b[1] else None
             return f"backward #{i + 1} on a different value ({got!r} vs hand fix {want!r})"
-    return _grads_match(ours.first_grads, ref.first_grads)
+    return _grads_match(ours.first_grads, ref.first_grads, subset=promise != "same")
 
 
 # ---------------------------------------------------------------- running programs
