@@ -25,6 +25,7 @@ from gradguard.lsp.documents import LspTextDocument
 sys.path.insert(0, str(Path(__file__).parent))
 from hostile_inputs import CRASH_SIZES, FLAT, FOLLOWER_FINDING, program  # noqa: E402
 from lsp_fixtures import programs as P  # noqa: E402
+from lsp_fixtures.processes import descendants, running, survivors  # noqa: E402
 from lsp_fixtures.harness import (  # noqa: E402
     WORKSPACE,
     close,
@@ -220,9 +221,9 @@ class RawServer:
             if message.get("id") == msg_id and "method" not in message:
                 return message
 
-    def initialize(self) -> None:
+    def initialize(self, options: dict | None = None) -> None:
         self.send({"id": 1, "method": "initialize", "params": {"processId": None, "rootUri": WORKSPACE.as_uri(),
-                                                                "capabilities": {}}})
+                                                                "capabilities": {}, "initializationOptions": options}})
         assert "result" in self.response(1)
         self.send({"method": "initialized", "params": {}})
 
@@ -242,6 +243,72 @@ def test_requests_after_shutdown_get_invalid_request_and_exit_then_returns_0():
     finally:
         if server.proc.poll() is None:
             server.proc.kill()
+
+
+def test_a_killed_server_leaves_no_process_behind():
+    # SIGKILL, a segfault or the OOM killer end the server without `shutdown`: its jedi worker (300 MB) and
+    # multiprocessing's resource tracker were orphaned and lived on, one more pair at every crash.
+    server = RawServer()
+    try:
+        server.initialize({"settings": {"jedi": {"warmup": []}}})
+        uri = fresh_uri("orphans")
+        source = "import os\nos.path.join('a', 'b')\n"
+        server.send({"method": "textDocument/didOpen", "params": {"textDocument": {
+            "uri": uri, "languageId": "python", "version": 1, "text": source}}})
+        for attempt in range(600):  # the first hovers start jedi; one of them brings its answer
+            server.send({"id": 10 + attempt, "method": "textDocument/hover", "params": {
+                "textDocument": {"uri": uri}, "position": {"line": 1, "character": 9}}})
+            result = server.response(10 + attempt).get("result")
+            if result and "*jedi*" in result["contents"]["value"]:
+                break
+            time.sleep(0.1)
+        assert "os.path.join" in result["contents"]["value"], result
+        children = descendants(server.proc.pid)
+        commands = " | ".join(p.command for p in children)
+        assert "spawn_main" in commands and "resource_tracker" in commands, commands
+        server.proc.kill()
+        server.proc.wait(timeout=10)
+        assert survivors(children, within=5) == []
+    finally:
+        if server.proc.poll() is None:
+            server.proc.kill()
+
+
+WATCHED_CHILD = """
+import multiprocessing, sys, time
+from gradguard.lsp.jedi_support import watch_parent
+
+def child():
+    watch_parent()
+    time.sleep(600)
+
+if __name__ == "__main__":
+    process = multiprocessing.get_context("spawn").Process(target=child)
+    process.start()
+    print(process.pid, flush=True)
+    time.sleep(600)
+"""
+
+
+def test_the_parent_watchdog_alone_ends_a_child_whose_parent_was_killed(tmp_path: Path):
+    # Where prctl(PR_SET_PDEATHSIG) does not exist (macOS, Windows) the watchdog thread is all the worker has.
+    script = tmp_path / "parent.py"
+    script.write_text(WATCHED_CHILD)
+    parent = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True)
+    try:
+        child_pid = int(parent.stdout.readline())
+        (child,) = [p for p in descendants(parent.pid) if p.pid == child_pid]
+        time.sleep(0.5)  # let the child reach its sleep, past the watchdog's start
+        assert running(child)
+        parent.kill()
+        parent.wait(timeout=10)
+        left = survivors([child], within=5)
+        for process in left:
+            os.kill(process.pid, 9)
+        assert left == []
+    finally:
+        if parent.poll() is None:
+            parent.kill()
 
 
 def test_exit_without_shutdown_returns_1():
