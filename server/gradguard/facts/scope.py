@@ -37,6 +37,59 @@ GUARD_WORDS = ("training", "grad", "inference", "is_scripting", "is_tracing", "j
 
 
 _SCOPE_SERIALS = itertools.count(1)
+_MISSING = object()
+
+
+class Env(dict):
+    """A scope's names and values. While an arm of a branch runs, the first write of each name records the value it
+    replaced (`journal`), so the arm's changes are listed, undone and joined name by name: copying the whole
+    environment for every `if` made N branches in a scope of N names cost N^2."""
+
+    __slots__ = ("journal",)
+
+    def __init__(self):
+        super().__init__()
+        self.journal: dict | None = None  # name -> the value before the running arm (or _MISSING)
+
+    def __setitem__(self, name, value):
+        journal = self.journal
+        if journal is not None and name not in journal:
+            journal[name] = dict.get(self, name, _MISSING)
+        dict.__setitem__(self, name, value)
+
+    def pop(self, name, *default):
+        journal = self.journal
+        if journal is not None and name not in journal:
+            journal[name] = dict.get(self, name, _MISSING)
+        return dict.pop(self, name, *default)
+
+    def __delitem__(self, name):
+        self.pop(name)
+
+    def update(self, *args, **kwargs):
+        for name, value in dict(*args, **kwargs).items():
+            self[name] = value
+
+    def setdefault(self, name, value=None):
+        if name not in self:
+            self[name] = value
+        return dict.__getitem__(self, name)
+
+    def run_arm(self, run) -> dict:
+        """Run one arm from the current state; return what it changed (name -> value after it, or _MISSING) and
+        put the state back as it was before the arm."""
+        outer, self.journal = self.journal, {}
+        try:
+            run()
+        finally:
+            changed, self.journal = self.journal, outer
+        after = {name: dict.get(self, name, _MISSING) for name in changed}
+        for name, old in changed.items():
+            if old is _MISSING:
+                dict.pop(self, name, None)
+            else:
+                dict.__setitem__(self, name, old)
+        return after
 
 
 @dataclass(eq=False)
@@ -99,7 +152,7 @@ class Scope(ExpressionsMixin, CallsMixin, TensorOpsMixin, ModulesMixin, Optimize
         self.globals_scope = parent.globals_scope if parent is not None else (self if kind == "module" else None)
         self.depth = parent.depth + 1 if parent is not None else 0
         self.stack: tuple = (parent.stack if parent is not None else ()) + ((function,) if function is not None else ())
-        self.env: dict[str, object] = {}
+        self.env: Env = Env()
         self.params: set[str] = set()
         self.local_names: set[str] = set()
         self.global_names: set[str] = set()
@@ -271,17 +324,14 @@ class Scope(ExpressionsMixin, CallsMixin, TensorOpsMixin, ModulesMixin, Optimize
             self.env[stmt.name.value] = self.a.class_value(stmt.name.value)
         elif type(stmt) is cst.Match:
             self.eval(stmt.subject)
-            before = dict(self.env)
             arms = []
             for i, case in enumerate(stmt.cases):
                 saved = self.path
-                self.env = dict(before)
                 self.path = self.branch_path(stmt, i)
-                self.run_body(case.body.body)
-                arms.append(self.env)
+                arms.append(self.env.run_arm(lambda: self.run_body(case.body.body)))
                 self.path = saved
-            arms.append(before)
-            self.env = self.join_envs(before, arms)
+            arms.append({})  # no case matched
+            self.join_arms(arms)
 
     def run_small(self, small: cst.BaseSmallStatement, stmt) -> None:
         if type(small) is cst.Assign:
@@ -423,18 +473,14 @@ class Scope(ExpressionsMixin, CallsMixin, TensorOpsMixin, ModulesMixin, Optimize
         saved = self.path
         if guard:
             self.guarded += 1
-        before = dict(self.env)
         self.path = self.branch_path(stmt, 0)
-        self.run_body(stmt.body.body)
-        arms = [self.env]
-        self.env = dict(before)
+        arms = [self.env.run_arm(lambda: self.run_body(stmt.body.body))]
         self.path = self.branch_path(stmt, 1)
-        self._run_orelse(stmt.orelse)
-        arms.append(self.env)
+        arms.append(self.env.run_arm(lambda: self._run_orelse(stmt.orelse)))
         self.path = saved
         if guard:
             self.guarded -= 1
-        self.env = self.join_envs(before, arms)
+        self.join_arms(arms)
 
     def _run_orelse(self, orelse) -> None:
         if orelse is None:
@@ -444,21 +490,27 @@ class Scope(ExpressionsMixin, CallsMixin, TensorOpsMixin, ModulesMixin, Optimize
         else:
             self.run_body(orelse.body.body)
 
-    def join_envs(self, before: dict, arms: list[dict]) -> dict:
-        """After a branch: a name keeps a value only if every arm agrees on it (or on a joinable value)."""
-        names = dict.fromkeys(before)  # ordered: joining in a hash-seed order made results vary between runs
+    def join_arms(self, arms: list[dict]) -> None:
+        """After a branch (the environment is as before it; `arms` are what each arm changed, from
+        `Env.run_arm`): a name keeps a value only if every arm agrees on it (or on a joinable value). A name an
+        arm deleted keeps its value from before the branch there; one no arm left bound stays unbound."""
+        env = self.env
+        names = {}  # ordered: joining in a hash-seed order made results vary between runs
         for arm in arms:
             names.update(dict.fromkeys(arm))
-        joined = {}
         for name in names:
-            values = [arm.get(name, before.get(name)) for arm in arms]
+            before = dict.get(env, name, _MISSING)
+            values = [arm.get(name, _MISSING) for arm in arms]
+            if before is _MISSING and all(v is _MISSING for v in values):
+                continue
+            fallback = None if before is _MISSING else before
+            values = [fallback if v is _MISSING else v for v in values]
             first = values[0]
             if all(v is first for v in values):
-                joined[name] = first
+                env[name] = first
             else:
-                joined[name] = self.join_values(values)
+                env[name] = self.join_values(values)
                 self.params.discard(name)
-        return joined
 
     def run_with(self, stmt: cst.With) -> None:
         saved = self.grad, self.inference
