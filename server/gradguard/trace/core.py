@@ -443,16 +443,18 @@ class Tracer:
         key = (reason, file, line)
         self.untraced[key] = self.untraced.get(key, 0) + 1
 
-    def _compiled_at(self) -> None:
+    def _compiled_at(self) -> tuple:
         """The program called torch.compile: say once, now, that compiled code is not traced, and how to run
-        it eagerly."""
+        it eagerly. Returns the key under which the calls of what it compiled are counted."""
         file, line, _ = _user_frame(3)
-        self.untraced.setdefault(("compiled", file, line), 0)
+        key = ("compiled", file, line)
+        self.untraced.setdefault(key, 0)
         if not self._told_compiled:
             self._told_compiled = True
             self.emit(report.compiled_note(file, line, self.lang))
+        return key
 
-    def _run_aside(self, fn, args, kwargs):
+    def _run_aside(self, fn, args, kwargs, site: tuple):
         """Call `fn` (a compiled callable) with this thread's watcher and hooks off."""
         mode = getattr(_THREAD, "mode", None)
         if not self._active or mode is None:
@@ -464,10 +466,7 @@ class Tracer:
         popped_hooks = not getattr(guards._tls, "aside", False) and guards._hooks_on_top(self)
         if popped_hooks:
             torch._C._autograd._pop_saved_tensors_default_hooks()
-        for key in self.untraced:
-            if key[0] == "compiled":
-                self.untraced[key] += 1
-                break
+        self.untraced[site] = self.untraced.get(site, 0) + 1
         try:
             return fn(*args, **kwargs)
         finally:

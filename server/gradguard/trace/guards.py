@@ -135,25 +135,25 @@ class Guards:
         tracer = self.tracer
 
         def compile(model=None, *args, **kwargs):
-            tracer._compiled_at()
+            site = tracer._compiled_at()
             if model is None:  # @torch.compile(backend=...): a decorator
                 def decorate(fn):
-                    return _step_aside(tracer, orig_compile(fn, *args, **kwargs))
+                    return _step_aside(tracer, orig_compile(fn, *args, **kwargs), site)
                 return decorate
-            return _step_aside(tracer, orig_compile(model, *args, **kwargs))
+            return _step_aside(tracer, orig_compile(model, *args, **kwargs), site)
         return compile
 
 
-def _step_aside(tracer, compiled):
+def _step_aside(tracer, compiled, site):
     """`compiled` (what torch.compile returned), run with the tracer's mode and hooks off in this thread."""
     if isinstance(compiled, torch.nn.Module):
         forward = compiled.forward
-        compiled.forward = functools.wraps(forward)(lambda *args, **kwargs: tracer._run_aside(forward, args, kwargs))
+        compiled.forward = functools.wraps(forward)(lambda *args, **kwargs: tracer._run_aside(forward, args, kwargs, site))
         return compiled
     if not callable(compiled):
         return compiled
 
     @functools.wraps(compiled)
     def run(*args, **kwargs):
-        return tracer._run_aside(compiled, args, kwargs)
+        return tracer._run_aside(compiled, args, kwargs, site)
     return run
