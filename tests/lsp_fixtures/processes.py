@@ -90,3 +90,24 @@ def started_by_session(marker: str) -> list[Process]:
         if stat is not None and stat[1] not in ("Z", "X") and needle in environment.split(b"\0"):
             found.append(Process(pid, stat[2], _command(pid)))
     return found
+
+
+def end_leftovers(marker: str, grace: float = 10) -> list[Process]:
+    """What this test session left running after `grace` seconds, ended now (SIGTERM, then SIGKILL): a
+    multiprocessing resource tracker ignores SIGTERM and ends by itself, unlinking its semaphores, once the
+    processes that write to it are gone."""
+    import signal
+
+    if not PROC.is_dir():
+        return []
+    left = survivors(started_by_session(marker), within=grace)
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        for process in left:
+            if running(process):
+                try:
+                    os.kill(process.pid, sig)
+                except OSError:
+                    pass
+        if not survivors(left, within=3):
+            break
+    return left
