@@ -2,7 +2,8 @@
 """What a release must satisfy before anything is uploaded (`make release-check`, and the release workflow).
 
     release_check.py sources [--tag vX.Y.Z]        one version everywhere, a CHANGELOG entry for it, no placeholder
-                                                   repository URLs, no relative links in README.md (the PyPI page)
+                                                   repository URLs, no relative links in README.md (the PyPI page),
+                                                   the extension's bundled pins within the declared dependencies
     release_check.py artifacts --dist DIR VSIX...  the wheel and sdist of that version (twine check --strict,
                                                    LICENSE, project URLs) and each VSIX's manifests
     release_check.py notes VERSION                 prints that version's CHANGELOG section (the GitHub release's
@@ -114,6 +115,32 @@ def check_sources(repo: Path, tag: str | None = None) -> list[str]:
             problems.append(f"CHANGELOG.md: no link definition `[{version}]: {CANONICAL_REPOSITORY}/...`")
     problems += check_repository_urls(repo)
     problems += check_readme_links(repo)
+    problems += check_bundle_pins(repo)
+    return problems
+
+
+def check_bundle_pins(repo: Path) -> list[str]:
+    """The extension bundles exact pins (client-vscode/bundle/requirements.txt); each of gradguard's own
+    dependencies among them (the `lsp` extra's included) must be a version the package declares it supports."""
+    from packaging.requirements import Requirement
+    from packaging.utils import canonicalize_name
+
+    project = tomllib.loads((repo / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    declared = {}
+    for spec in project.get("dependencies", []) + project.get("optional-dependencies", {}).get("lsp", []):
+        requirement = Requirement(spec)
+        declared[canonicalize_name(requirement.name)] = requirement
+    problems = []
+    pins = repo / "client-vscode/bundle/requirements.txt"
+    for line in pins.read_text(encoding="utf-8").splitlines() if pins.is_file() else []:
+        spec = line.split("#", 1)[0].split()
+        if not spec or "==" not in spec[0]:
+            continue
+        name, version = spec[0].split("==")
+        requirement = declared.get(canonicalize_name(name))
+        if requirement is not None and not requirement.specifier.contains(version, prereleases=True):
+            problems.append(f"client-vscode/bundle/requirements.txt: {name}=={version} is outside pyproject.toml's "
+                            f"{requirement}")
     return problems
 
 
@@ -266,7 +293,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "sources":
         problems = check_sources(args.repo, args.tag)
         checked = (f"version {version} in {len(versions(args.repo))} places, CHANGELOG entry, repository URLs, "
-                   "README links")
+                   "README links, bundle pins")
     else:
         if not args.vsix:
             parser.error("artifacts: name the VSIX files to check")

@@ -20,7 +20,7 @@ _spec.loader.exec_module(release_check)
 
 COPIED = ("pyproject.toml", "server/gradguard/__init__.py", "client-vscode/package.json",
           "client-vscode/package-lock.json", "CHANGELOG.md", "README.md", "client-vscode/README.md",
-          "CONTRIBUTING.md", ".pre-commit-hooks.yaml")
+          "CONTRIBUTING.md", ".pre-commit-hooks.yaml", "client-vscode/bundle/requirements.txt")
 VERSION = release_check.versions(REPO)["pyproject.toml"]
 
 
@@ -49,7 +49,7 @@ def test_the_repository_itself_is_ready_to_release(capsys):
     status, problems, out = run(capsys, "--repo", str(REPO), "sources")
     assert (status, problems) == (0, [])
     assert out == (f"release-check: ok: version {VERSION} in 6 places, CHANGELOG entry, repository URLs, "
-                   "README links\n")
+                   "README links, bundle pins\n")
 
 
 def test_one_place_with_another_version_is_named(tree, capsys):
@@ -146,6 +146,17 @@ def test_relative_links_in_the_readme_are_refused(tree, capsys):
         f"release-check: README.md:{line}: relative link docs/img/hover.png (broken on PyPI; use "
         "https://raw.githubusercontent.com/gradguard/gradguard/main/docs/img/hover.png)",
     ]
+
+
+def test_a_bundled_pin_outside_the_declared_dependencies_is_refused(tree, capsys):
+    # pyproject starts to need a newer pygls than the one the extension bundles.
+    edit(tree / "pyproject.toml", '"pygls>=2.0,<3"', '"pygls>=2.2,<3"')
+    pinned = next(line.split()[0] for line in (tree / "client-vscode/bundle/requirements.txt").read_text().splitlines()
+                  if line.startswith("pygls=="))
+    status, problems, _ = run(capsys, "--repo", str(tree), "sources")
+    assert status == 1
+    assert problems == [f"release-check: client-vscode/bundle/requirements.txt: {pinned} is outside pyproject.toml's "
+                        "pygls<3,>=2.2"]
 
 
 def test_notes_are_the_changelog_section_of_the_tag(tree, capsys):

@@ -139,7 +139,8 @@ def test_ci_runs_the_suite_on_pushes_and_pull_requests():
     ci = load("ci.yml")
     assert ci["on"] == {"push": {"branches": ["main"]}, "pull_request": None}
     assert runs(ci["jobs"]["test"]) == ".ci/run"
-    assert runs(ci["jobs"]["release-sources"]) == "python scripts/release_check.py sources"
+    assert runs(ci["jobs"]["release-sources"]) == ("python -m pip install packaging\n"
+                                                   "python scripts/release_check.py sources")
 
 
 @pytest.mark.parametrize("name", ["release.yml", "ci.yml"])
