@@ -132,8 +132,8 @@ def test_compare_catches_an_invented_node_shape_or_version():
 
 
 # Cases the examples do not cover, each checked the same way: an alias write keeps the creating op's node, a write
-# under no_grad leaves the node unknown (torch keeps the old one), two writes leave the versions unknown, a shape
-# the code spells out is torch's shape.
+# under no_grad leaves the node unknown (torch keeps the old one), two writes outside loops give the version torch
+# finds at backward (the last write's), a shape the code spells out is torch's shape.
 INLINE = {
     "detach_alias_write": "x = w * 2\ny = x.sin()\nx.detach().mul_(2)\n",
     "detach_name_write": "x = torch.sigmoid(w)\ny = x.sin()\nd = x.detach()\nd.zero_()\n",
@@ -152,6 +152,14 @@ def test_predicted_error_on_small_programs(name: str):
     expected_node = {"detach_alias_write": "Mul", "detach_name_write": "Sigmoid"}.get(name)
     said = OUTPUT_OF.search(finding.runtime_error)
     assert (said[2] if said else None) == expected_node
+
+
+def test_two_writes_outside_loops_quote_the_version_backward_finds():
+    """The hover's timeline knew 0 -> 2; the message said `<n>`/`<m>`: both now say what torch will print."""
+    text = "import torch\nw = torch.rand(4, 3, requires_grad=True)\n" + INLINE["two_writes"] + "y.sum().backward()\n"
+    errors = {f.runtime_error for f in check_text(text, "two_writes.py").findings if f.runtime_error}
+    assert len(errors) == 1 and "is at version 2; expected version 0 instead." in errors.pop()
+    assert "is at version 2; expected version 0 instead." in run_bounded(text, "two_writes.py").error
 
 
 LOOP = ("import torch\nx = torch.zeros(4)\nw = torch.rand(4, requires_grad=True)\nx[0] = torch.rand(1) * w[0]\n"

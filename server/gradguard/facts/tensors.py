@@ -369,6 +369,7 @@ class TensorOpsMixin:
                     carries = self._carries_for(s, w.loops) if w.kind == "step" else []
                     for carry in carries or [None]:
                         detail = {"carry": carry} if carry else {}
+                        detail["version_at_use"] = s.counter.version  # what torch prints as "is at version N"
                         site = self._step_site(w)
                         if site is not None:
                             detail["site"] = site

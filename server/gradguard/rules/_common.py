@@ -522,7 +522,7 @@ def tensor_type(ctx: RuleContext | None, tensor) -> str | None:
     return None
 
 
-def stale_error(save, write, ctx: RuleContext | None = None) -> str:
+def stale_error(save, write, ctx: RuleContext | None = None, problem=None) -> str:
     """torch's error for this stale save, with what the analysis knows filled in and the rest as a form:
     `[torch.FloatTensor [...]]` when the shape or the dtype is unknown, `<n>`/`<m>` when the versions depend on
     the run."""
@@ -539,9 +539,13 @@ def stale_error(save, write, ctx: RuleContext | None = None) -> str:
     counter = save.counter
     # Versions are the program's own only when the counter starts in this code (not a parameter or an argument)
     # and nothing repeats: one save outside loops, one write (a loop's write is interpreted more than once).
-    known = (counter.known_start and save.loop is None and len(counter.writes) == 1 and save.what != "parameters"
-             and not (save.what == "input" and _foreign(tensor)))
-    now, then = (write.version_after, save.version) if known else ("<n>", "<m>")
+    at_use = problem.detail.get("version_at_use") if problem is not None else None
+    straight = all(not w.loops for w in counter.writes)  # each write interpreted once: its count is the run's
+    known = (counter.known_start and save.loop is None and save.what != "parameters"
+             and not (save.what == "input" and _foreign(tensor))
+             and (len(counter.writes) == 1 or (at_use is not None and straight)))
+    now = at_use if at_use is not None and straight else write.version_after
+    now, then = (now, save.version) if known else ("<n>", "<m>")
     return f"{text} is at version {now}; expected version {then} instead. {STALE_HINT}"
 
 

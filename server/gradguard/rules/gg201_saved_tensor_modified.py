@@ -85,6 +85,6 @@ def check(ctx):
             related.append(ctx.related(problem.use, hint, ctx.t("backward needs the saved value here",
                                                                 "反向传播在这里需要保存的值")))
         f = ctx.finding(RULE, write.node, write.top or hint, message, related=related, fix=fix,
-                        explanation=stale_timeline(ctx, problem), runtime_error=stale_error(problem.save, problem.write, ctx))
+                        explanation=stale_timeline(ctx, problem), runtime_error=stale_error(problem.save, problem.write, ctx, problem))
         if f:
             yield f

@@ -84,6 +84,6 @@ def check(ctx):
         if write.module_ctor is not None:
             related.append(ctx.related(write.module_ctor, hint, ctx.t("built with `inplace=True` here", "在这里以 `inplace=True` 构造")))
         f = ctx.finding(RULE, write.node, write.top or hint, message, related=related, fix=fix,
-                        explanation=stale_timeline(ctx, problem), runtime_error=stale_error(problem.save, problem.write, ctx))
+                        explanation=stale_timeline(ctx, problem), runtime_error=stale_error(problem.save, problem.write, ctx, problem))
         if f:
             yield f

@@ -63,6 +63,6 @@ def check(ctx):
         if problem.use is not None:
             related.append(ctx.related(problem.use, hint, ctx.t("backward fails here", "反向传播在这里失败")))
         f = ctx.finding(RULE, write.stmt, write.top or hint, message, related=related, fix=fix,
-                        explanation=stale_timeline(ctx, problem), runtime_error=stale_error(problem.save, problem.write, ctx))
+                        explanation=stale_timeline(ctx, problem), runtime_error=stale_error(problem.save, problem.write, ctx, problem))
         if f:
             yield f
