@@ -1,7 +1,8 @@
-"""A CLI-only install (`pip install gradguard`, without the `lsp` extra): the checker runs, `gradguard server`
-says how to get the language server, and the VS Code extension's probe does not pick that install to serve.
+"""Packaging. A CLI-only install (`pip install gradguard`, without the `lsp` extra): the checker runs,
+`gradguard server` says how to get the language server, and the VS Code extension's probe does not pick that
+install to serve. And what `make demo`, `make vsix-all` and `make release-check` build.
 
-The install is the test venv's own site-packages seen through a folder of links that leaves pygls, lsprotocol
+The CLI-only install is the test venv's own site-packages seen through a folder of links that leaves pygls, lsprotocol
 and jedi out, run with `python -S` (no site-packages, no .pth files) so nothing else brings them back."""
 from __future__ import annotations
 
@@ -79,3 +80,42 @@ def probe_version() -> str:
     from importlib.metadata import version
 
     return version("gradguard")
+
+
+# What the make targets would run (`make -n -B`: every recipe printed, none run; the recursive make of
+# release-check is dry-run too).
+def planned(target: str) -> list[str]:
+    done = subprocess.run(["make", "-n", "-B", "--no-print-directory", target], cwd=REPO, capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.splitlines()
+
+
+def vsce_targets(lines: list[str]) -> list[str]:
+    return [line.split("vsce package --target ", 1)[1].split()[0] for line in lines if "vsce package --target" in line]
+
+
+ALL_TARGETS = ["linux-x64", "linux-arm64", "alpine-x64", "darwin-arm64", "win32-x64"]
+
+
+def test_make_demo_packages_this_machines_vsix_only():
+    import platform
+
+    host = "linux-arm64" if platform.machine() in ("aarch64", "arm64") else "linux-x64"
+    assert vsce_targets(planned("demo")) == [host]
+
+
+def test_make_vsix_all_packages_every_platform():
+    assert vsce_targets(planned("vsix-all")) == ALL_TARGETS
+
+
+def test_make_release_check_checks_the_sources_first_and_every_artifact_last():
+    lines = planned("release-check")
+    checks = [line.split("scripts/release_check.py ", 1)[1].strip()
+              for line in lines if "scripts/release_check.py" in line]
+    version = probe_version()
+    assert checks == ["sources", "artifacts --dist dist " + " ".join(
+        f"client-vscode/gradguard-{version}-{target}.vsix" for target in ALL_TARGETS)]
+    assert lines.index(next(l for l in lines if "release_check.py sources" in l)) < lines.index(
+        next(l for l in lines if " -m build " in l))
+    assert vsce_targets(lines) == ALL_TARGETS
