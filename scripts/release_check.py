@@ -96,6 +96,13 @@ def check_sources(repo: Path, tag: str | None = None) -> list[str]:
     for place, stated in found.items():
         if stated != version:
             problems.append(f"{place}: version {stated or '(none)'}, pyproject.toml says {version}")
+    if version and not re.fullmatch(r"\d+\.\d+\.\d+", version):
+        problems.append(f"version {version} is not MAJOR.MINOR.PATCH (the VS Code Marketplace refuses pre-release "
+                        "versions; publish those with vsce --pre-release under an odd minor version)")
+    package = json.loads((repo / "client-vscode/package.json").read_text(encoding="utf-8"))
+    if package.get("enabledApiProposals") or package.get("enableProposedApi"):
+        problems.append("client-vscode/package.json: proposed APIs (enabledApiProposals) cannot be published to "
+                        "the Marketplace")
     if tag is not None and tag != f"v{version}":
         problems.append(f"tag {tag} does not name version {version} (expected v{version})")
     changelog = repo / "CHANGELOG.md"

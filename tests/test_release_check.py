@@ -109,6 +109,22 @@ def test_a_missing_changelog_fails(tree, capsys):
     ]
 
 
+def test_a_pre_release_version_or_a_proposed_api_cannot_reach_the_marketplace(tree, capsys):
+    for name in ("pyproject.toml", "client-vscode/package.json", "server/gradguard/__init__.py",
+                 "client-vscode/package-lock.json", "client-vscode/package-lock.json", "CHANGELOG.md"):
+        edit(tree / name, VERSION, "0.2.0-rc.1")
+    edit(tree / "CHANGELOG.md", f"[{VERSION}]: ", "[0.2.0-rc.1]: ")
+    edit(tree / "client-vscode/package.json", '"main":', '"enabledApiProposals": ["chatParticipantAdditions"],\n  "main":')
+    status, problems, _ = run(capsys, "--repo", str(tree), "sources")
+    assert status == 1
+    assert problems == [
+        "release-check: version 0.2.0-rc.1 is not MAJOR.MINOR.PATCH (the VS Code Marketplace refuses pre-release "
+        "versions; publish those with vsce --pre-release under an odd minor version)",
+        "release-check: client-vscode/package.json: proposed APIs (enabledApiProposals) cannot be published to "
+        "the Marketplace",
+    ]
+
+
 def test_the_tag_must_name_the_version(tree, capsys):
     status, problems, _ = run(capsys, "--repo", str(tree), "sources", "--tag", "v0.1.99")
     assert status == 1
