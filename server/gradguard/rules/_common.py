@@ -18,10 +18,22 @@ def name_of(tensor, fallback: str = "the tensor") -> str:
     return tensor.name if "`" in tensor.name else f"`{tensor.name}`"
 
 
+def creation_site(tensor, hint):
+    """(node, its top) where a tensor was made: for a layer's parameter, the layer's constructor (not the
+    `model.weight` expression the write reads it through)."""
+    if tensor is None:
+        return None, hint
+    module = tensor.module_params
+    if module is not None and module.ctor is not None:
+        return module.ctor, module.top or hint
+    return tensor.origin, hint
+
+
 def created_line(ctx: RuleContext, tensor, hint) -> int:
-    if tensor is None or tensor.origin is None:
+    node, top = creation_site(tensor, hint)
+    if node is None:
         return 0
-    return ctx.line(tensor.origin, hint)
+    return ctx.line(node, top)
 
 
 def use_phrase(ctx: RuleContext, problem) -> str:

@@ -5,7 +5,7 @@ import libcst as cst
 
 from . import Rule, make_fix
 from ..i18n import created_by
-from ._common import created_line, inplace_false, name_of, out_of_place_rewrite
+from ._common import created_line, creation_site, inplace_false, name_of, out_of_place_rewrite
 
 RULE = Rule(
     code="GG101",
@@ -114,8 +114,9 @@ def check(ctx):
             f"1. {name} 是第 {line} 行由 {created_by(tensor.created_by, 'zh')} 创建的叶子张量（`is_leaf=True`，`requires_grad=True`）。\n"
             f"2. 第 {ctx.line(write.node, hint)} 行在启用梯度时用 `{write.op}` 原地修改它。\n"
             "3. torch 在这一行报错：需要梯度的叶子张量不能被原地修改。")
-        related = [ctx.related(tensor.origin, hint, ctx.t(f"{name} created here as a leaf that requires grad",
-                                                          f"{name} 在这里创建为需要梯度的叶子张量"))] if tensor.origin is not None else []
+        made, made_top = creation_site(tensor, hint)
+        related = [ctx.related(made, made_top, ctx.t(f"{name} created here as a leaf that requires grad",
+                                                     f"{name} 在这里创建为需要梯度的叶子张量"))] if made is not None else []
         node = write.node if not isinstance(write.node, cst.SimpleStatementLine) else write.stmt
         f = ctx.finding(RULE, node, hint, message, related=related, fix=fix, explanation=explanation)
         if f:
