@@ -9,7 +9,6 @@ import json
 import os
 import random
 import re
-import select
 import subprocess
 import sys
 import time
@@ -26,6 +25,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from hostile_inputs import CRASH_SIZES, FLAT, FOLLOWER_FINDING, program  # noqa: E402
 from lsp_fixtures import programs as P  # noqa: E402
 from lsp_fixtures.processes import descendants, running, survivors  # noqa: E402
+from lsp_fixtures.raw import RawServer  # noqa: E402
 from lsp_fixtures.harness import (  # noqa: E402
     WORKSPACE,
     close,
@@ -183,51 +183,6 @@ async def test_wrong_typed_settings_get_defaults_at_initialize_and_after_a_chang
 # ---- lifecycle (raw JSON-RPC) ----------------------------------------------------------------------
 
 
-class RawServer:
-    def __init__(self, stderr=subprocess.DEVNULL) -> None:
-        self.proc = subprocess.Popen(server_command(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=stderr)
-        self.buffer = b""
-
-    def send(self, message: dict) -> None:
-        body = json.dumps({"jsonrpc": "2.0", **message}).encode()
-        self.proc.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
-        self.proc.stdin.flush()
-
-    def _read(self, deadline: float) -> None:
-        left = deadline - time.monotonic()
-        ready, _, _ = select.select([self.proc.stdout], [], [], max(left, 0))
-        assert ready, "no message from the server within 30 s (a request left unanswered?)"
-        chunk = os.read(self.proc.stdout.fileno(), 65536)
-        assert chunk, "the server closed its output"
-        self.buffer += chunk
-
-    def receive(self) -> dict:
-        deadline = time.monotonic() + 30
-        while b"\r\n\r\n" not in self.buffer:
-            self._read(deadline)
-        header, _, rest = self.buffer.partition(b"\r\n\r\n")
-        length = int(re.search(rb"(?i)content-length:\s*(\d+)", header).group(1))
-        while len(rest) < length:
-            self.buffer = header + b"\r\n\r\n" + rest
-            self._read(deadline)
-            header, _, rest = self.buffer.partition(b"\r\n\r\n")
-        self.buffer = rest[length:]
-        return json.loads(rest[:length])
-
-    def response(self, msg_id: int) -> dict:
-        while True:
-            message = self.receive()
-            if message.get("id") == msg_id and "method" not in message:
-                return message
-
-    def initialize(self, options: dict | None = None) -> None:
-        self.send({"id": 1, "method": "initialize", "params": {"processId": None, "rootUri": WORKSPACE.as_uri(),
-                                                                "capabilities": {}, "initializationOptions": options}})
-        assert "result" in self.response(1)
-        self.send({"method": "initialized", "params": {}})
-
-
 def test_requests_after_shutdown_get_invalid_request_and_exit_then_returns_0():
     server = RawServer()
     try:
@@ -371,13 +326,16 @@ BIG = "import torch\n\n" + "".join(f"def f{i}(x):\n    x.add_(1)\n    return x *
 def test_the_process_ends_at_once_with_the_spec_status_in_the_middle_of_an_analysis(ending: str):
     # Two seconds in, the engine thread is inside libcst or the Facts pass: interpreter finalisation unwound it
     # through native frames (SIGABRT after shutdown + exit), and when the client vanished (stdin closed) it
-    # joined jedi's process pool, so the server outlived its editor.
+    # joined jedi's process pool, so the server outlived its editor. Its jedi worker (warming up torch) and the
+    # resource tracker end with it.
     server = RawServer()
     try:
         server.initialize()
         server.send({"method": "textDocument/didOpen", "params": {"textDocument": {
             "uri": fresh_uri("long_analysis"), "languageId": "python", "version": 1, "text": BIG}}})
         time.sleep(2)
+        children = descendants(server.proc.pid)
+        assert any("spawn_main" in p.command for p in children), children
         if ending.startswith("shutdown"):
             server.send({"id": 2, "method": "shutdown"})
             assert server.response(2).get("result", "missing") is None
@@ -387,6 +345,7 @@ def test_the_process_ends_at_once_with_the_spec_status_in_the_middle_of_an_analy
             server.proc.stdin.close()
         expected = 0 if ending.startswith("shutdown") else 1
         assert server.proc.wait(timeout=20) == expected
+        assert survivors(children, within=5) == []
     finally:
         if server.proc.poll() is None:
             server.proc.kill()
