@@ -133,7 +133,9 @@ def check(ctx):
                 + (f"，并在被更新模型自己的损失中对跨模型传入的张量调用 detach（{detached}）" if detached else "")
                 + "。若改为把该反向传播移到 step 之前，step 用的梯度也会包含它。")
         else:
-            what = f"`{forward}`" if forward else ctx.t(f"the forward on line {s_line}", f"第 {s_line} 行的前向传播")
+            saved_stmt = ctx.code(save.stmt).strip().splitlines()[0] if save.stmt is not None and not forward else ""
+            what = (f"`{forward}`" if forward else f"`{saved_stmt}`" + ctx.t(f" (line {s_line})", f"（第 {s_line} 行）") if saved_stmt and len(saved_stmt) <= 80
+                    else ctx.t(f"the forward on line {s_line}", f"第 {s_line} 行的前向传播"))
             lname = f"`{loss}`" if loss else ctx.t("the later loss", "之后的损失")
             message = ctx.t(
                 f"`{write.op}` (line {w_line}) modifies {write.target_name} in place, but the graph built on line "

@@ -1,0 +1,206 @@
+"""GG401's repair, exactly: after `step()`, recompute the forward the later backward needs, and detach what crosses
+into the stepped model for its own loss. One edit per repair; the fixed GAN trains like the textbook loop."""
+from __future__ import annotations
+
+import torch
+
+from gradguard.cli import check_one
+from gradguard.config import Config
+from gradguard.engine import Engine
+from gradguard.source import Source
+
+ENGINE = Engine()
+
+GAN_LOOP = """\
+import torch
+from torch import nn
+
+torch.manual_seed(0)
+G = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2))
+D = nn.Sequential(nn.Linear(2, 8), nn.ReLU(), nn.Linear(8, 1))
+opt_g = torch.optim.Adam(G.parameters(), lr=1e-3)
+opt_d = torch.optim.Adam(D.parameters(), lr=1e-3)
+bce = nn.BCEWithLogitsLoss()
+real = torch.randn(8, 2)
+ones, zeros = torch.ones(8, 1), torch.zeros(8, 1)
+for step in range(3):
+    fake = G(torch.randn(8, 4))
+{body}"""
+
+GAN_BUG = GAN_LOOP.format(body="""\
+    d_fake = D(fake)  # D's verdict on the fakes
+    d_loss = bce(D(real), ones) + bce(d_fake, zeros)
+    g_loss = bce(d_fake, ones)
+    opt_d.zero_grad()
+    d_loss.backward(retain_graph=True)
+    opt_d.step()
+    opt_g.zero_grad()
+    g_loss.backward()
+    opt_g.step()
+""")
+
+# The loop as the PyTorch DCGAN example writes it.
+GAN_TEXTBOOK = GAN_LOOP.format(body="""\
+    d_loss = bce(D(real), ones) + bce(D(fake.detach()), zeros)
+    opt_d.zero_grad()
+    d_loss.backward()
+    opt_d.step()
+    g_loss = bce(D(fake), ones)
+    opt_g.zero_grad()
+    g_loss.backward()
+    opt_g.step()
+""")
+
+
+def gg401(text: str):
+    found = [f for f in ENGINE.check(text, "t.py").findings if f.code == "GG401"]
+    assert len(found) == 1, found
+    return found[0]
+
+
+def apply(text: str, fix) -> str:
+    source = Source(text)
+    out = source.text
+    for e in sorted(fix.edits, key=lambda e: (e.span.start_line, e.span.start_col), reverse=True):
+        out = out[:source.offset(e.span.start_line, e.span.start_col)] + e.new_text + out[
+            source.offset(e.span.end_line, e.span.end_col):]
+    return out
+
+
+def trained(text: str) -> dict:
+    ns = {"__name__": "__main__"}
+    exec(compile(text, "t.py", "exec"), ns)
+    return {f"{m}.{k}": v.detach().clone() for m in ("G", "D") for k, v in ns[m].state_dict().items()}
+
+
+def test_gan_discriminator_first_is_detached_for_d_and_recomputed_for_g():
+    finding = gg401(GAN_BUG)
+    assert finding.message == (
+        "`opt_d.step()` (line 19) modifies the parameters of `nn.Linear` in place, but the graph built on line 14 "
+        "saved them and `backward()` on line 21 still needs it. Recompute lines 14 and 16 after the step, and detach "
+        "what crosses into the stepped model for its own loss (`fake.detach()`). Moving that backward before the "
+        "step instead would make the step use its gradient too.")
+    fix = finding.fix
+    assert fix.applicability == "unsafe"
+    assert fix.message == ("Recompute lines 14 and 16 after `opt_d.step()` and give the step's own loss "
+                           "`fake.detach()` (unsafe: the recomputed forward sees the new weights; dropout and "
+                           "BatchNorm statistics run again)")
+    assert len(fix.edits) == 1  # one code action carries the whole repair
+    assert apply(GAN_BUG, fix) == GAN_LOOP.format(body="""\
+    d_fake = D(fake.detach())  # D's verdict on the fakes
+    d_loss = bce(D(real), ones) + bce(d_fake, zeros)
+    opt_d.zero_grad()
+    d_loss.backward(retain_graph=True)
+    opt_d.step()
+    d_fake = D(fake)  # D's verdict on the fakes
+    g_loss = bce(d_fake, ones)
+    opt_g.zero_grad()
+    g_loss.backward()
+    opt_g.step()
+""")
+
+
+def test_fixed_gan_trains_like_the_textbook_loop():
+    fixed = trained(apply(GAN_BUG, gg401(GAN_BUG).fix))
+    textbook = trained(GAN_TEXTBOOK)
+    assert fixed.keys() == textbook.keys()
+    for name, value in textbook.items():
+        assert torch.allclose(fixed[name], value, rtol=1e-6, atol=1e-7), name
+
+
+GENERATOR_FIRST = """\
+import torch
+from torch import nn
+
+torch.manual_seed(0)
+G, D = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 2)), nn.Linear(2, 1)
+opt_g, opt_d = torch.optim.SGD(G.parameters(), lr=0.1), torch.optim.SGD(D.parameters(), lr=0.1)
+for step in range(2):
+    fake = G(torch.randn(8, 4))
+    d_fake = D(fake)
+    g_loss = -d_fake.mean()
+    d_loss = d_fake.mean() - D(torch.randn(8, 2)).mean()
+    opt_g.zero_grad()
+    g_loss.backward(retain_graph=True)
+    opt_g.step()
+    opt_d.zero_grad()
+    d_loss.backward()
+    opt_d.step()
+"""
+
+
+def test_generator_first_reads_the_fakes_detached_instead_of_running_g_again():
+    fix = gg401(GENERATOR_FIRST).fix
+    assert fix.message == ("Recompute lines 9 and 11 after `opt_g.step()` from `fake.detach()` (unsafe: the later "
+                           "loss no longer back-propagates into the model that just stepped)")
+    fixed = apply(GENERATOR_FIRST, fix)
+    assert fixed == GENERATOR_FIRST.replace(
+        "    d_loss = d_fake.mean() - D(torch.randn(8, 2)).mean()\n", "").replace(
+        "    opt_g.step()\n", "    opt_g.step()\n    d_fake = D(fake.detach())\n"
+        "    d_loss = d_fake.mean() - D(torch.randn(8, 2)).mean()\n")
+    result = check_one("t.py", GENERATOR_FIRST, Config(), "en", "unsafe", 10**7)
+    assert result.fixed_text == fixed and not [f for f in result.findings if f.code.startswith("GG4")]
+    exec(compile(fixed, "t.py", "exec"), {"__name__": "__main__"})
+
+
+ACTOR_CRITIC = """\
+import torch
+from torch import nn
+
+
+def update(actor, critic, actor_opt, critic_opt, obs, target):
+    q = critic(torch.cat([obs, actor(obs).detach()], 1))
+    critic_loss = (q - target).pow(2).mean()
+    actor_loss = -critic(torch.cat([obs, actor(obs)], 1)).mean()
+    critic_opt.zero_grad()
+    critic_loss.backward()
+    critic_opt.step()
+    actor_opt.zero_grad()
+    actor_loss.backward()
+    actor_opt.step()
+
+
+torch.manual_seed(0)
+actor, critic = nn.Linear(3, 2), nn.Linear(5, 1)
+update(actor, critic, torch.optim.SGD(actor.parameters(), lr=0.1), torch.optim.SGD(critic.parameters(), lr=0.1),
+       torch.randn(4, 3), torch.randn(4, 1))
+"""
+
+
+def test_actor_loss_that_nothing_before_the_step_reads_is_moved_after_it():
+    fix = gg401(ACTOR_CRITIC).fix
+    line = "    actor_loss = -critic(torch.cat([obs, actor(obs)], 1)).mean()\n"
+    assert apply(ACTOR_CRITIC, fix) == ACTOR_CRITIC.replace(line, "").replace(
+        "    critic_opt.step()\n", "    critic_opt.step()\n" + line)
+
+
+HELPER_STEP = """\
+import torch
+from torch import nn
+
+
+def step_d(opt, loss):
+    loss.backward(retain_graph=True)
+    opt.step()
+
+
+torch.manual_seed(0)
+G, D = nn.Linear(4, 2), nn.Linear(2, 1)
+opt_g, opt_d = torch.optim.SGD(G.parameters(), lr=0.1), torch.optim.SGD(D.parameters(), lr=0.1)
+fake = G(torch.randn(8, 4))
+d_fake = D(fake)
+step_d(opt_d, d_fake.mean())
+g_loss = -d_fake.mean()
+g_loss.backward()
+opt_g.step()
+"""
+
+
+def test_a_step_inside_a_helper_gets_the_recipe_with_the_programs_names():
+    finding = gg401(HELPER_STEP)
+    assert finding.fix is None
+    assert finding.message == (
+        "`opt.step()` (line 7) modifies the parameters of `D` in place, but the graph built on line 14 saved them and "
+        "`backward()` on line 17 still needs it. After the step, compute `d_fake = D(fake)` (line 14) again and "
+        "`g_loss` from it; where the stepped model's own loss reads another model's output, pass it `.detach()`. "
+        "(`.detach()` alone still raises; moving the backward before the step makes the step use its gradient too.)")
