@@ -67,9 +67,10 @@ def register(server) -> None:
             analysis = await loop.run_in_executor(ls.engine_pool, ls._analyse, snap, settings)
         from ..cli import FileResult
 
+        analysed = analysis.snapshot  # the cells as they were when the findings were made
         cells = None
-        if snap.is_notebook:
-            cells = CellMap([p.cell for p in snap.pieces], [p.start_line for p in snap.pieces])
+        if analysed.is_notebook:
+            cells = CellMap([p.cell for p in analysed.pieces], [p.start_line for p in analysed.pieces])
         shown = _shown_path(ls, snap.path)
         report = analysis.report
         record = agent.check_record(shown, report.findings, report.parse_notes, FileResult(shown, cells=cells))
