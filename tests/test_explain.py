@@ -288,3 +288,55 @@ def test_many_different_errors_are_found_in_linear_time():
     assert len(explain.find_errors(large)) == 30_000
     ratio = _explain_seconds(large) / _explain_seconds(small)
     assert ratio <= 12, ratio
+
+
+COMPILED = PROGRAMS / "unchanged" / "compiled.py"
+
+
+@pytest.fixture(scope="module")
+def compiled_tracebacks() -> dict[str, str]:
+    """The real stderr of a torch.compile program (backend aot_eager) whose compiled graph saves a tensor that
+    the function then writes in place, compiled and with compilation disabled as explain advises."""
+    import os
+
+    out = {}
+    for name, env in (("compiled", {}), ("eager", {"TORCH_COMPILE_DISABLE": "1"})):
+        proc = subprocess.run([sys.executable, str(COMPILED), "bug"], capture_output=True, text=True, timeout=300,
+                              cwd=ROOT, env={**os.environ, **env})
+        assert proc.returncode == 1, proc.stderr[-2000:]
+        out[name] = proc.stderr
+    return out
+
+
+def test_a_compiled_traceback_is_recognised_and_the_eager_rerun_is_given(compiled_tracebacks):
+    text = compiled_tracebacks["compiled"]
+    assert "BackendCompilerFailed" in text and "torch/_dynamo/" in text  # as torch printed it, not written here
+    [ex] = explain.explain(text, run_static=False)
+    assert ex.kind == "saved-tensor-modified"
+    assert ex.output_of["raw"] == "Sigmoid" and ex.versions == {"saved": 0, "now": 1, "writes": 1}
+    # Compiled code fails in the forward call: the raising line is not a backward().
+    assert (ex.raised_at["line"], ex.raised_at["code"]) == (
+        32, 'loss = torch.compile(scaled_gate, backend="aot_eager")(x, w)')
+    assert ex.compiled == {"markers": ["torch/_dynamo", "torch/_functorch/_aot_autograd", "BackendCompilerFailed",
+                                       "torch._dynamo.exc"],
+                           "script": str(COMPILED), "rerun": f"TORCH_COMPILE_DISABLE=1 python {COMPILED}"}
+    rendered = explain.render_text([ex])
+    assert "this error went through torch.compile (torch/_dynamo, " in rendered
+    assert f"eager re-run   `TORCH_COMPILE_DISABLE=1 python {COMPILED}` (or set `torch._dynamo.config.disable = True`" \
+        in rendered
+    assert f"`gradguard trace --eager {COMPILED}`" in rendered
+    assert "next step" not in rendered  # the eager re-run is the next step
+    assert explain.to_json([ex])["errors"][0]["compiled"]["rerun"] == f"TORCH_COMPILE_DISABLE=1 python {COMPILED}"
+    zh = explain.render_text(explain.explain(text, lang="zh", run_static=False), "zh")
+    assert "这个错误经过了 torch.compile" in zh and "TORCH_COMPILE_DISABLE=1" in zh
+
+
+def test_the_advised_eager_rerun_raises_at_the_users_backward(compiled_tracebacks):
+    [ex] = explain.explain(compiled_tracebacks["eager"], run_static=False)
+    assert ex.kind == "saved-tensor-modified" and ex.compiled is None
+    assert (ex.raised_at["file"], ex.raised_at["line"], ex.raised_at["code"]) == (str(COMPILED), 33, "loss.backward()")
+
+
+def test_an_eager_traceback_is_not_called_compiled(tracebacks):
+    for name in ("rnn_retained_step", "index_write_loop", "leaf_inplace", "backward_twice"):
+        assert all(ex.compiled is None for ex in explain.explain(tracebacks[name], run_static=False)), name

@@ -104,7 +104,7 @@ def test_compiled_code_runs_as_compiled_and_the_user_is_told_at_the_first_compil
 
 def test_eager_traces_the_compiled_function_and_names_the_write(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "gradguard.trace", "--eager", "--output", "trace.json",
-                           str(PROGRAMS / "compiled.py"), "eager"], cwd=tmp_path, capture_output=True, text=True,
+                           str(PROGRAMS / "compiled.py"), "bug"], cwd=tmp_path, capture_output=True, text=True,
                           timeout=300)
     assert proc.returncode == 1 and "BackendCompilerFailed" not in proc.stderr  # eager: raised by backward()
     doc = json.loads((tmp_path / "trace.json").read_text())

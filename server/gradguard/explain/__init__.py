@@ -25,7 +25,10 @@ JSON output (``--format json``)::
                  "output_of": {"raw", "op", "node", "category", "text"} | null,
                  "versions": {"saved", "now", "writes"} | null,
                  "causes": [{"id", "text"}],           # most likely first
-                 "candidates": [{"file", "line", "source", "code", "message", "text"}]}]}
+                 "candidates": [{"file", "line", "source", "code", "message", "text"}],
+                 "compiled": {"markers": [str], "script": str | null, "rerun": str} | null}]}
+                 # compiled: the traceback runs through torch.compile's machinery (dynamo, AOT autograd,
+                 # inductor, generated `<eval_with_key>` code); rerun is the eager command line
 
 Exit status: 0 when a known error was explained, 1 when none was recognised, 2 on usage or I/O error.
 """
@@ -90,6 +93,15 @@ L = {
                          "tracer names the line that saved the tensor and the line that wrote it (cell-relative lines)",
         "unknown": "gradguard explain: no known autograd error found in the input",
         "static_missing": "(static engine not available: candidate lines from the static rules are not listed)",
+        "compiled": "compiled",
+        "compiled_text": ("this error went through torch.compile ({markers}). Compiled code traces forward and backward "
+                          "together, so an in-place error can surface at the forward call or only when "
+                          "compiled, in generated code rather than at your line"),
+        "eager": "eager re-run",
+        "eager_text": ("{rerun} (or set `torch._dynamo.config.disable = True` before the first compiled call): the "
+                       "model runs eagerly and the error is raised by backward() at your code; then "
+                       "`gradguard trace --eager {script}` names the line that saved the tensor and the line that "
+                       "wrote it"),
     },
     "zh": {
         "head": "gradguard explain：{title}", "sep": "：", "error": "错误", "raised": "抛出位置", "tensor": "张量",
@@ -110,6 +122,13 @@ L = {
                          "追踪器会指出保存张量的那一行和写入它的那一行（行号相对于单元格）",
         "unknown": "gradguard explain：输入中没有找到已知的 autograd 错误",
         "static_missing": "（静态引擎不可用：未列出静态规则找到的候选行）",
+        "compiled": "编译代码",
+        "compiled_text": ("这个错误经过了 torch.compile（{markers}）。编译后的代码把前向和反向一起追踪，所以原地操作错误可能"
+                          "在前向调用处出现，或者只在编译时出现，位置在生成的代码里而不是你的代码行"),
+        "eager": "eager 重跑",
+        "eager_text": ("{rerun}（或在第一次调用编译代码之前设置 `torch._dynamo.config.disable = True`）：模型以 eager "
+                       "模式运行，错误由 backward() 在你的代码处抛出；然后用 `gradguard trace --eager {script}` "
+                       "找出保存张量的那一行和写入它的那一行"),
     },
 }
 
@@ -146,6 +165,7 @@ class Explanation:
     versions: dict | None = None
     causes: list = field(default_factory=list)
     candidates: list = field(default_factory=list)
+    compiled: dict | None = None  # {"markers", "script", "rerun"}: the error went through torch.compile
     static_available: bool = True
     notebook: bool = False  # the traceback comes from IPython / Jupyter
 
@@ -284,9 +304,48 @@ def explain(text: str, lang: str = "en", run_static: bool = True, roots: list[st
     shared = _text_candidates(text, lang, roots)  # once per text, not once per error
     hints = _TextHints(text, user_frames)
     results = []
-    for kind, m in find_errors(text)[-_MAX_ERRORS:]:
-        results.append(_explain_one(kind, m, hints, frames, user_frames, static, lang, shared))
+    found = find_errors(text)
+    positions = [f.pos for f in frames]
+    for index in range(max(0, len(found) - _MAX_ERRORS), len(found)):
+        kind, m = found[index]
+        ex = _explain_one(kind, m, hints, frames, user_frames, static, lang, shared)
+        # This error's own traceback: the text between the previous error and this one.
+        start = found[index - 1][1].end() if index else 0
+        region = frames[bisect.bisect_left(positions, start):bisect.bisect_left(positions, m.start())]
+        ex.compiled = _compiled(text, start, m.start(), region)
+        results.append(ex)
     return results
+
+
+# Frames and words of torch.compile's machinery: dynamo's frame evaluation, AOT autograd's joint graph,
+# inductor, and the code they generate.
+_COMPILED_PATHS = (("torch/_dynamo/", "torch/_dynamo"), ("torch/_functorch/_aot_autograd/", "torch/_functorch/_aot_autograd"),
+                   ("torch/_functorch/aot_autograd.py", "torch/_functorch/_aot_autograd"),
+                   ("torch/_inductor/", "torch/_inductor"))
+_COMPILED_WORDS = ("<eval_with_key>", "compiled_submod", "BackendCompilerFailed", "torch._dynamo.exc")
+
+
+def _compiled(text: str, start: int, end: int, region: list[Frame]) -> dict | None:
+    """{"markers", "script", "rerun"} when the traceback between `start` and `end` runs through torch.compile."""
+    markers: list[str] = []
+    for frame in region:
+        path = frame.file.replace("\\", "/")
+        for part, name in _COMPILED_PATHS:
+            if part in path and name not in markers:
+                markers.append(name)
+        if frame.file.startswith("<eval_with_key>") and "<eval_with_key>" not in markers:
+            markers.append("<eval_with_key>")
+    chunk = text[max(start, end - 200_000):end]  # the words sit in the traceback right above the message
+    for word in _COMPILED_WORDS:
+        if word not in markers and word in chunk:
+            markers.append(word)
+    if not markers:
+        return None
+    script = next((f.file for f in region if f.func == "<module>" and is_user_file(f.file)
+                   and not is_notebook_frame(f.file)), None)
+    # The path as the traceback printed it: the command works from any folder.
+    rerun = f"TORCH_COMPILE_DISABLE=1 python {script}" if script else "TORCH_COMPILE_DISABLE=1 python your_script.py"
+    return {"markers": markers, "script": script, "rerun": rerun}
 
 
 class _TextHints:
@@ -529,7 +588,12 @@ def render_text(explanations: list[Explanation], lang: str = "en") -> str:
         if not ex.static_available:
             rows.append("  " + lx["static_missing"])
         rows.append(_row(lx["fix"], ex.fix))
-        if ex.kind in _TRACED_KINDS and not any(c["source"] == "trace" for c in ex.candidates):
+        if ex.compiled:
+            c = ex.compiled
+            rows.append(_row(lx["compiled"], lx["compiled_text"].format(markers=", ".join(c["markers"]))))
+            rows.append(_row(lx["eager"], lx["eager_text"].format(
+                rerun=f"`{c['rerun']}`", script=c["script"] or "your_script.py")))
+        if ex.kind in _TRACED_KINDS and not ex.compiled and not any(c["source"] == "trace" for c in ex.candidates):
             rows.append(_row(lx["next"], lx["next_notebook" if ex.notebook else "next_trace"]))
         blocks.append("\n".join(rows))
     return "\n\n".join(blocks)

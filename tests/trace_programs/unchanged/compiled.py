@@ -1,6 +1,6 @@
 # torch.compile (backend aot_eager: AOT autograd without a C compiler). train() runs a compiled model for a
 # few steps; bug() writes in place into a tensor the compiled graph saves for backward, which fails while
-# the graph is compiled, in the forward call (`eager` skips train()).
+# the graph is compiled, in the forward call (`bug`: bug() alone).
 import sys
 
 import torch
@@ -33,6 +33,6 @@ def bug():
     loss.backward()
 
 
-if sys.argv[1:] != ["eager"]:
+if sys.argv[1:] != ["bug"]:
     train()
 bug()
