@@ -382,7 +382,7 @@ async def test_notebook_bug_split_across_two_cells(client: LanguageClient):
     assert "(created on line 2 of cell 1)" in diag.message, diag.message  # as the CLI says it, not the joined line
 
     hover = await hover_text(client, cells[1][1], 2, 0)
-    assert "cell 1, line 2" in hover
+    assert "created on line 2 of cell 1" in hover, hover
 
     # Removing the bug from cell 2 clears it; closing the notebook clears every cell.
     mark = len(client.published)

@@ -79,15 +79,15 @@ class Snapshot:
         return None
 
     def describe_line(self, line: int, lang: str) -> str:
-        """'line 3' for a file; 'cell 2, line 1' for a notebook (1-based, as users count)."""
+        """'line 3' for a file; 'line 1 of cell 4' for a notebook, as the diagnostics and the CLI say it (1-based;
+        the cell's number counts every cell, markdown too, as the editor shows them)."""
         if not self.is_notebook:
             return f"第 {line + 1} 行" if lang == "zh" else f"line {line + 1}"
         located = self.locate(line)
         if located is None:
             return f"line {line + 1}"
         piece, local = located
-        cell = self.pieces.index(piece) + 1
-        return f"第 {cell} 个单元格第 {local + 1} 行" if lang == "zh" else f"cell {cell}, line {local + 1}"
+        return f"第 {piece.cell} 个单元格第 {local + 1} 行" if lang == "zh" else f"line {local + 1} of cell {piece.cell}"
 
 
 _LSP_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")

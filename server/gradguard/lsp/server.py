@@ -92,9 +92,17 @@ class DaemonExecutor(concurrent.futures.Executor):
             self._thread.join()
 
 
+_TEXT_DOCUMENT_NOTIFICATIONS = (types.TEXT_DOCUMENT_DID_CHANGE, types.TEXT_DOCUMENT_DID_SAVE,
+                                types.TEXT_DOCUMENT_DID_CLOSE)
+_NOTEBOOK_NOTIFICATIONS = (types.NOTEBOOK_DOCUMENT_DID_CHANGE, types.NOTEBOOK_DOCUMENT_DID_SAVE,
+                           types.NOTEBOOK_DOCUMENT_DID_CLOSE)
+
+
 class GradguardProtocol(LanguageServerProtocol):
     """pygls, plus the lifecycle as the spec says it: after `shutdown` every request but `exit` gets an
-    InvalidRequest error (pygls drops them unanswered, so clients wait for ever)."""
+    InvalidRequest error (pygls drops them unanswered, so clients wait for ever); notifications about documents
+    that are not open are logged and ignored (pygls raised KeyError, which the editor showed as an error popup);
+    cancelling a request that was answered already is quiet."""
 
     def handle_message(self, message):
         if self._shutdown and getattr(message, "method", types.EXIT) != types.EXIT and getattr(message, "id", None) is not None:
@@ -102,6 +110,47 @@ class GradguardProtocol(LanguageServerProtocol):
                 code=types.ErrorCodes.InvalidRequest, message="gradguard: the server is shutting down"))
             return
         super().handle_message(message)
+
+    def _handle_notification(self, method_name, params):
+        if self._workspace is None:  # before `initialize`: pygls answers that itself
+            pass
+        elif method_name in _TEXT_DOCUMENT_NOTIFICATIONS:
+            uri = params.text_document.uri
+            if doc_key(uri) not in self.workspace.text_documents:
+                return self._ignored(method_name, [uri])
+        elif method_name in _NOTEBOOK_NOTIFICATIONS:
+            uri = params.notebook_document.uri
+            if doc_key(uri) not in self.workspace.notebook_documents:
+                return self._ignored(method_name, [uri])
+            if method_name == types.NOTEBOOK_DOCUMENT_DID_CHANGE:
+                self._drop_edits_of_unknown_cells(params.change.cells)
+        super()._handle_notification(method_name, params)
+
+    def _ignored(self, method_name: str, uris: list[str]) -> None:
+        self._server.log(f"gradguard: {method_name} for a document that is not open, ignored: {', '.join(uris)}")
+
+    def _drop_edits_of_unknown_cells(self, cells) -> None:
+        """A notebook change that edits the text of a cell that is not open loses that edit only."""
+        if cells is None or not cells.text_content:
+            return
+        opened = {doc_key(cell.uri) for cell in (cells.structure.did_open or [])} if cells.structure else set()
+        kept, unknown = [], []
+        for content in cells.text_content:
+            key = doc_key(content.document.uri)
+            (kept if key in self.workspace.text_documents or key in opened else unknown).append(content)
+        if unknown:
+            cells.text_content = kept
+            self._ignored(types.NOTEBOOK_DOCUMENT_DID_CHANGE, [c.document.uri for c in unknown])
+
+    def _handle_cancel_notification(self, msg_id):
+        """Cancel a request still running (its client gets a RequestCancelled error). A request that has been
+        answered already is the common case (the editor cancels a hover when the cursor moves on), not worth
+        the warning pygls writes into the editor's output channel for it."""
+        future = self._request_futures.pop(msg_id, None)
+        if future is not None:
+            future.cancel()
+        else:
+            log.debug("cancel for request %s, answered already", msg_id)
 
 
 @dataclass
