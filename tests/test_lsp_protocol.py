@@ -152,6 +152,8 @@ def test_cancelled_requests_are_answered_and_leave_no_warning_on_stderr(tmp_path
         assert "a leaf Variable" in server.response(4)["result"]["contents"]["value"]
         server.send({"id": 5, "method": "shutdown"})
         server.response(5)
+        server.send({"method": "$/cancelRequest", "params": {"id": 5}})  # notifications after shutdown: dropped
+        server.send({"method": "textDocument/didClose", "params": {"textDocument": {"uri": uri}}})
         server.send({"method": "exit"})
         assert server.proc.wait(timeout=20) == 0
     finally:

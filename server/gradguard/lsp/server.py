@@ -105,9 +105,12 @@ class GradguardProtocol(LanguageServerProtocol):
     cancelling a request that was answered already is quiet."""
 
     def handle_message(self, message):
-        if self._shutdown and getattr(message, "method", types.EXIT) != types.EXIT and getattr(message, "id", None) is not None:
-            self._send_response(message.id, error=types.ResponseError(
-                code=types.ErrorCodes.InvalidRequest, message="gradguard: the server is shutting down"))
+        if self._shutdown and getattr(message, "method", types.EXIT) != types.EXIT:
+            if getattr(message, "id", None) is not None:
+                self._send_response(message.id, error=types.ResponseError(
+                    code=types.ErrorCodes.InvalidRequest, message="gradguard: the server is shutting down"))
+            else:  # a notification: pygls would warn in the output channel; the spec says to drop it
+                log.debug("%s after shutdown, dropped", getattr(message, "method", "a notification"))
             return
         super().handle_message(message)
 
