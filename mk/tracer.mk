@@ -1,6 +1,7 @@
 # The runtime tracer (server/gradguard/trace/) and the traceback explainer (server/gradguard/explain/).
 #   make bench-tracer   times an MLP and an LSTM loop: plain, set_detect_anomaly(True), gradguard trace;
-#                       prints the ratios (target: tracer/anomaly <= 1.0). Not part of `make test`.
+#                       prints the ratios (targets: tracer/plain <= 2.0, tracer/anomaly <= 1.0). Not part of
+#                       `make test`.
 #   make trace-demo     runs the RNN program of the engine issue under the tracer (expected to fail:
 #                       the report names opt.step() as the write).
 #   make trace-recall   runs every bug and correct program of tests/real_world/ and the rule examples under

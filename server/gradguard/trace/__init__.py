@@ -2,7 +2,7 @@
 
 Use::
 
-    gradguard trace [--format text|json] [--lang en|zh] [--strict] script.py [args...]
+    gradguard trace [--format text|json] [--lang en|zh] [--strict] [--eager] script.py [args...]
     gradguard trace -m package.module [args...]
     python -m gradguard.trace script.py [args...]
 
@@ -21,9 +21,10 @@ redoes autograd's version check (the hooks switch the built-in one off). See cor
 Findings
 --------
 * ``stale-save`` (error): backward needed a saved tensor whose version changed after the save.
-  Raised from backward as ``RuntimeError`` whose first line is torch's own message, then one
-  ``gradguard:`` line naming the save line and the write line. A one-line warning is printed at
-  the write itself (``--no-write-warnings`` turns that off).
+  Raised from backward as the ``RuntimeError`` torch raises, word for word (a program that catches
+  and prints it behaves as without the tracer); the report names the save line and the write line.
+  A write into a live save whose backward never runs gets a one-line warning at the end, unless a
+  finding already names that write (``--no-write-warnings`` turns these off).
 * ``silent-write`` (warning; an error with ``--strict``): backward read a saved tensor whose
   storage was written after the save without a version bump (``.data`` writes, ``fused=True``
   optimizers). Torch raises nothing and the gradient is wrong.
@@ -37,6 +38,15 @@ Findings
 
 Each finding's full report is printed once, at the end (after the program's traceback); a finding
 hit again in a loop is counted, not repeated. The tracer's own frames are taken out of tracebacks.
+
+The tracer never changes what the program does (exit status, output, exceptions; tests/test_trace_unchanged.py;
+see guards.py): ``torch.func`` transforms and ``disable_saved_tensors_hooks`` regions run with the tracer's
+hooks stepped aside (autograd checks versions there itself), and one line at the end names them as not
+traced; threads started under the tracer are traced; ``sys.exit`` and ``os._exit`` keep their status (the
+report is written before ``os._exit``); forked DataLoader workers report nothing. ``torch.compile``'d code
+runs as compiled, without the tracer: a note at the first ``torch.compile`` call says so, and ``--eager``
+(``TORCH_COMPILE_DISABLE=1``) runs it eagerly so that it is traced (compiled code can fail where eager code
+passes, and the other way round: ``--eager`` is a different run).
 
 Output
 ------
@@ -83,7 +93,8 @@ In IPython / Jupyter: ``%load_ext gradguard`` traces the cells that follow (see 
 Limits: the watcher sees writes made through torch's Python API (methods ending in ``_``,
 ``x[...] = v``, augmented assignment, ``out=``, ``inplace=True`` functionals, ``_foreach_*_`` and
 ``_fused_*_`` optimizer kernels); writes through ``numpy()`` or inside C++ extensions are not seen.
-``torch.func`` transforms refuse saved-tensor hooks. CUDA behaviour is not verified.
+Inside ``torch.func`` transforms and compiled code nothing is traced (see above). Threads that were
+already running when tracing began are not traced. CUDA behaviour is not verified.
 """
 from __future__ import annotations
 

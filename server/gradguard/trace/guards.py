@@ -147,8 +147,14 @@ class Guards:
 def _step_aside(tracer, compiled, site):
     """`compiled` (what torch.compile returned), run with the tracer's mode and hooks off in this thread."""
     if isinstance(compiled, torch.nn.Module):
-        forward = compiled.forward
-        compiled.forward = functools.wraps(forward)(lambda *args, **kwargs: tracer._run_aside(forward, args, kwargs, site))
+        if type(compiled).__name__ != "OptimizedModule":  # torch.compile(..., disable=True): the module itself
+            return compiled
+        forward = compiled.forward  # dynamo's wrapper, set on the instance: replace it there
+
+        @functools.wraps(forward)
+        def compiled_forward(*args, **kwargs):
+            return tracer._run_aside(forward, args, kwargs, site)
+        compiled.forward = compiled_forward
         return compiled
     if not callable(compiled):
         return compiled
