@@ -14,7 +14,6 @@ from gradguard.jupyter import spec_v1
 from gradguard.jupyter.proxy import frame, read_message
 
 PROGRAM = "import torch\n\nw = torch.ones(3, requires_grad=True)\n\n\nw.add_(1)\n"
-URI = "file:///project/.virtual_documents/nb.ipynb"
 
 
 class Editor:
@@ -45,11 +44,15 @@ class Editor:
 
 
 async def test_the_editor_gets_both_servers_diagnostics_and_hovers_and_both_shut_down(tmp_path):
-    argv = [sys.executable, "-m", "gradguard.jupyter", "--with", "theirs", "--", sys.executable, "-m", "gradguard", "server"]
+    argv = [sys.executable, "-m", "gradguard.jupyter", "--virtual-dir", ".virtual_documents",
+            "--with", "theirs", "--", sys.executable, "-m", "gradguard", "server"]
     process = await asyncio.create_subprocess_exec(*argv, stdin=-1, stdout=-1, cwd=tmp_path)
     editor = Editor(process)
-    # no jedi: its torch warm-up would cost each server seconds of CPU, and no hover here asks it
-    init = await editor.request("initialize", {"processId": None, "rootUri": None, "capabilities": {},
+    # As jupyterlab-lsp starts a server that reads files from disk once a notebook opens: rooted in the virtual
+    # documents folder. No jedi: its torch warm-up would cost each server seconds of CPU, and no hover asks it.
+    root = tmp_path.as_uri()
+    URI = f"{root}/.virtual_documents/nb.ipynb"
+    init = await editor.request("initialize", {"processId": None, "rootUri": f"{root}/.virtual_documents", "capabilities": {},
                                                "initializationOptions": {"settings": {"jedi": {"enable": False}}}})
     assert init["result"]["serverInfo"] == {"name": "gradguard + gradguard"}
     assert init["result"]["capabilities"]["hoverProvider"]
@@ -69,6 +72,14 @@ async def test_the_editor_gets_both_servers_diagnostics_and_hovers_and_both_shut
     assert hover["result"]["contents"]["kind"] == "markdown"
     assert sum(part.startswith("**GG101** `leaf-inplace`") for part in parts) == 2
     assert hover["result"]["range"] == {"start": {"line": 5, "character": 0}, "end": {"line": 5, "character": 1}}
+
+    # a file of the project (the file editor's): gradguard's server is rooted in the Jupyter root above the
+    # virtual documents, so it reports; the other, rooted as jupyterlab-lsp said, takes it for an outside file
+    editor.send({"method": "textDocument/didOpen", "params": {"textDocument": {
+        "uri": f"{root}/train.py", "languageId": "python", "version": 1, "text": PROGRAM}}})
+    published = await editor.receive(lambda m: m.get("method") == "textDocument/publishDiagnostics"
+                                     and m["params"]["uri"].endswith("/train.py") and m["params"]["diagnostics"])
+    assert [d["code"] for d in published["params"]["diagnostics"]] == ["GG101"]
 
     # an edit that removes the bug clears it from both sides
     editor.send({"method": "textDocument/didChange",
@@ -100,7 +111,8 @@ def test_the_spec_runs_the_proxy_in_front_of_the_users_python_server(monkeypatch
     switched_off = {"version": 2, "argv": [], "languages": ["python"]}  # jupyter-lsp's way to disable one
     spec = spec_v1(Manager({"pyright-custom": theirs, "markdown": markdown, "a-disabled": switched_off}))
     assert list(spec) == ["gradguard"]
-    assert spec["gradguard"]["argv"] == [sys.executable, "-m", "gradguard.jupyter", "--with", "pyright-custom", "--",
+    assert spec["gradguard"]["argv"] == [sys.executable, "-m", "gradguard.jupyter", "--virtual-dir", ".virtual_documents",
+                                         "--with", "pyright-custom", "--",
                                          "/opt/bin/pyright-langserver", "--stdio"]
     assert spec["gradguard"]["languages"] == ["python"]
     assert spec["gradguard"]["version"] == 2

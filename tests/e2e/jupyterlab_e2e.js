@@ -4,8 +4,8 @@
 //
 // A notebook whose bug spans two cells (a leaf tensor made in one, written in place in the next) must show
 // gradguard's squiggle in the second cell, its message in the diagnostics panel, and the tensor's facts on
-// hover. python-lsp-server is installed beside it: the hover must carry pylsp's answer too, and the LSP
-// status must name both servers (gradguard is added to the user's server, not swapped in).
+// hover; a .py file in the file editor must be underlined too. python-lsp-server is installed beside it: its
+// hover must still answer (gradguard is added to the user's server, not swapped in).
 //
 // Environment:
 //   PYTHON    interpreter with gradguard[jupyter] and python-lsp-server (required)
@@ -154,6 +154,7 @@ async function main() {
   const profile = path.join(WORK, 'chromium-profile');
   for (const d of [root, home, settingsDir, profile, SHOTS]) fs.mkdirSync(d, { recursive: true });
   fs.writeFileSync(path.join(root, 'pgd.ipynb'), notebookJson());
+  fs.copyFileSync(path.join(HERE, '..', '..', 'examples', 'leaf_inplace.py'), path.join(root, 'leaf_inplace.py'));
   // No news or update checks: the page must settle fast on 2 busy cores (the LSP needs no kernel).
   writeSettings(settingsDir, '@jupyterlab/apputils-extension:notification', { fetchNews: 'false', checkForUpdates: false });
   // Hover without holding Ctrl (jupyterlab-lsp's "Automatic hover"): a held key in headless Chromium did not
@@ -207,7 +208,11 @@ async function main() {
     });
     page = browser.pages()[0] || (await browser.newPage());
     page.setDefaultTimeout(30000);
-    page.on('console', (m) => { if (/lsp|gradguard/i.test(m.text())) log(`console: ${m.text().slice(0, 200)}`); });
+    page.on('console', async (m) => {
+      if (!/lsp|gradguard/i.test(m.text())) return;
+      const args = await Promise.all(m.args().map((a) => a.jsonValue().catch(() => '?')));
+      log(`console: ${JSON.stringify(args).slice(0, 400)}`);
+    });
     await page.goto(`${base}/lab/tree/pgd.ipynb?token=${token}`);
     const cells = page.locator('.jp-Notebook .jp-CodeCell');
     await cells.nth(1).locator('.cm-line', { hasText: 'delta.add_' }).waitFor({ state: 'visible', timeout: LONG });
@@ -264,6 +269,16 @@ async function main() {
     log(`hover on range: ${JSON.stringify(builtinHover.slice(0, 200))}`);
     await shot('jupyterlab-05-pylsp-hover');
     check(/range\(stop\)|class range/.test(builtinHover), 'pylsp (behind gradguard) answers the hover on range()');
+
+    // the file editor: a .py file gets the same squiggle
+    await page.locator('.jp-DirListing-item', { hasText: 'leaf_inplace.py' }).dblclick();
+    const fileSquiggle = page.locator('.jp-FileEditor .cm-lintRange');
+    await fileSquiggle.first().waitFor({ state: 'visible', timeout: LONG });
+    mark('fileEditorSquiggle');
+    await shot('jupyterlab-06-file-editor');
+    const fileSquiggles = await fileSquiggle.allInnerTexts();
+    log(`file editor squiggles: ${JSON.stringify(fileSquiggles)}`);
+    check(JSON.stringify(fileSquiggles) === '["w += 1"]', 'the file editor underlines `w += 1` in leaf_inplace.py');
   } finally {
     if (page) await page.screenshot({ path: path.join(SHOTS, 'jupyterlab-99-last.png') }).catch(() => {});
     if (browser) await browser.close().catch(() => {});

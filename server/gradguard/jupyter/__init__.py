@@ -77,7 +77,8 @@ def spec_v1(manager) -> dict:
     primary = user_python_server(manager)
     if primary is not None:
         key, theirs = primary
-        argv = [sys.executable, "-m", "gradguard.jupyter", "--with", key, "--", *theirs["argv"]]
+        virtual_dir = getattr(manager, "virtual_documents_dir", None) or ".virtual_documents"
+        argv = [sys.executable, "-m", "gradguard.jupyter", "--virtual-dir", virtual_dir, "--with", key, "--", *theirs["argv"]]
         spec["display_name"] = f"gradguard + {theirs.get('display_name', key)}"
         spec["env"] = {**spec["env"], **theirs.get("env", {})}
         spec["requires_documents_on_disk"] = theirs.get("requires_documents_on_disk", True)

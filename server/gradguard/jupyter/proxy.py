@@ -80,8 +80,26 @@ class PendingRequest:
     timer: Optional[asyncio.TimerHandle] = None
 
 
+def jupyter_root(params: dict, virtual_dir: str) -> dict:
+    """initialize params with jupyter-lsp's virtual documents folder replaced by the Jupyter root above it.
+
+    jupyterlab-lsp gives a server that reads files from disk (pylsp does) the virtual documents folder as its root
+    when a notebook opens first; gradguard would then take every real file (the file editor's) for one outside
+    the workspace and say nothing about it.
+    """
+    root_uri = params.get("rootUri") or ""
+    if not virtual_dir or not root_uri.rstrip("/").endswith("/" + virtual_dir.strip("/")):
+        return params
+    parent_uri = root_uri.rstrip("/")[: -len(virtual_dir.strip("/")) - 1]
+    fixed = {**params, "rootUri": parent_uri}
+    if params.get("rootPath"):
+        fixed["rootPath"] = params["rootPath"].rstrip("/\\")[: -len(virtual_dir.strip("/")) - 1]
+    return fixed
+
+
 class Proxy:
-    def __init__(self, backends: list[Backend], write_to_client) -> None:
+    def __init__(self, backends: list[Backend], write_to_client, virtual_dir: str = "") -> None:
+        self.virtual_dir = virtual_dir
         self.backends = {b.name: b for b in backends}
         self.primary = next((b.name for b in backends if b.name != GRADGUARD), GRADGUARD)
         self.write_to_client = write_to_client
@@ -118,7 +136,10 @@ class Proxy:
             return
         self.pending[message["id"]] = PendingRequest(message, {b.name for b in targets})
         for backend in targets:
-            backend.send(message)
+            if method == "initialize" and backend.name == GRADGUARD:
+                backend.send({**message, "params": jupyter_root(message.get("params") or {}, self.virtual_dir)})
+            else:
+                backend.send(message)
 
     def targets(self, message: dict) -> list[Backend]:
         method = message["method"]
@@ -261,7 +282,7 @@ def merge_hovers(hovers: list) -> Optional[dict]:
     return merged
 
 
-async def run(primary_name: str = "", primary_argv: Optional[list] = None) -> int:
+async def run(primary_name: str = "", primary_argv: Optional[list] = None, virtual_dir: str = "") -> int:
     """Relays between the editor on stdin/stdout and gradguard's server (plus `primary_argv`, if given)."""
     loop = asyncio.get_running_loop()
     client_in = asyncio.StreamReader()
@@ -273,8 +294,7 @@ async def run(primary_name: str = "", primary_argv: Optional[list] = None) -> in
 
     def traced(direction: str, message: dict) -> None:
         if trace is not None:
-            trace.write(f"{time.time():.3f} {direction} {message.get('id', '')} {message.get('method', '')} "
-                        f"{json.dumps(message.get('params', message.get('result', message.get('error'))))[:300]}\n")
+            trace.write(f"{time.time():.3f} {direction} {json.dumps(message, ensure_ascii=False)}\n")
             trace.flush()
 
     def write_to_client(message: dict) -> None:
@@ -294,7 +314,7 @@ async def run(primary_name: str = "", primary_argv: Optional[list] = None) -> in
             print(f"gradguard jupyter proxy: cannot start {argv}: {error}", file=sys.stderr)
             continue
         backends.append(Backend(name, process))
-    proxy = Proxy(backends, write_to_client)
+    proxy = Proxy(backends, write_to_client, virtual_dir)
 
     async def pump(backend: Backend) -> None:
         while True:
