@@ -74,8 +74,9 @@ def run_recording(code: str):
     records: list[dict] = []
 
     def tracer(frame, event, arg):
-        if frame.f_code.co_filename != "<program>":
-            return None
+        name = frame.f_code.co_name
+        if frame.f_code.co_filename != "<program>" or (name.startswith("<") and name != "<module>"):
+            return None  # a comprehension a fix introduced is part of its line, not a line of its own
         if event == "line":
             reachable = _reachable(frame.f_globals)
             if frame.f_code.co_name != "<module>":  # a function's locals too
@@ -231,3 +232,35 @@ def test_inplace_false_is_safe_only_when_the_input_is_not_read_again(name):
     else:
         assert "(unsafe: " in finding.fix.message
         assert changed, "an unsafe fix here is one whose difference a reference really sees"
+
+
+ROWS = """import torch
+torch.manual_seed(0)
+w = torch.randn(3, 4, requires_grad=True)
+y = w * 1.5
+for row, scale in zip(y, [1.0, 2.0, 3.0]):
+    row.mul_(scale)
+loss = y.pow(2).sum()
+loss.backward()
+"""
+
+
+def test_rows_taken_one_at_a_time_keep_every_value_and_the_writes_reach_the_tensor():
+    """GG103's safe fix: iterating `y` made unbind views; single-view rows allow the writes, which still reach `y`."""
+    (finding,) = [f for f in ENGINE.check(ROWS, "t.py").findings if f.code == "GG103"]
+    assert finding.fix.applicability == "safe"
+    assert [e.new_text for e in finding.fix.edits] == ["(v[i] for v in [y] for i in range(len(v)))"]
+    original, error = run_recording(ROWS)
+    assert error is not None
+    fixed_code = apply(ROWS, finding.fix)
+    fixed, fixed_error = run_recording(fixed_code)
+    assert fixed_error is None
+    assert not [i for i, (a, b) in enumerate(zip(original, fixed)) if _same_values(a, b)]
+    namespace = {}
+    exec(compile(fixed_code, "<fixed>", "exec"), namespace)
+    torch.manual_seed(0)
+    w = torch.randn(3, 4, requires_grad=True)
+    hand = (w * 1.5) * torch.tensor([1.0, 2.0, 3.0]).unsqueeze(1)  # what the loop meant
+    assert torch.allclose(namespace["y"], hand)
+    hand.pow(2).sum().backward()
+    assert torch.allclose(namespace["w"].grad, w.grad)

@@ -872,3 +872,56 @@ def data_write_on_copy(ctx, stmt, hint) -> tuple[Edit, str] | None:
     if len(built) != 2 or _dump(built[0]) != _dump(clone) or _dump(built[1]) != _dump(copied):
         return None
     return Edit(span, new), f"{name} = {name}.clone()` then `{rewritten.splitlines()[0]}"
+
+
+# ---------------------------------------------------------------- rows of a tensor as single views
+def rows_as_select_views(ctx, node, hint) -> tuple[Edit, str] | None:
+    """`for t in x:` (or `zip(x, ...)`) yields the views of `x.unbind(0)`, which forbid in-place writes; the same
+    rows taken one by one (`x[i]`, a single view each) allow them, and the writes still reach `x`.
+    `x` -> `(v[i] for v in [x] for i in range(len(v)))`: `x` is evaluated once, where it was, as before."""
+    found = text_of(ctx, node, hint)
+    if found is None or has_comment_or_continuation(node, found[1]):
+        return None
+    span, old = found
+    inner = old if is_primary(node) else f"({old})"
+    new = f"(v[i] for v in [{inner}] for i in range(len(v)))"
+    original = _parse_expression(old)
+    if original is None:
+        return None
+    expected = ast.GeneratorExp(
+        elt=ast.Subscript(value=ast.Name("v", ast.Load()), slice=ast.Name("i", ast.Load()), ctx=ast.Load()),
+        generators=[
+            ast.comprehension(target=ast.Name("v", ast.Store()), iter=ast.List(elts=[original], ctx=ast.Load()),
+                              ifs=[], is_async=0),
+            ast.comprehension(target=ast.Name("i", ast.Store()), iter=ast.Call(
+                func=ast.Name("range", ast.Load()), args=[ast.Call(func=ast.Name("len", ast.Load()),
+                                                                   args=[ast.Name("v", ast.Load())], keywords=[])],
+                keywords=[]), ifs=[], is_async=0)])
+    if not _same(_parse_expression(new), expected, original):
+        return None
+    return Edit(span, new), new
+
+
+def drop_inplace_suffix(ctx, call, hint) -> tuple[Edit, str] | None:
+    """`log_stds.clamp_(-20, 2)` used as a value -> `log_stds.clamp(-20, 2)`: the same value, the tensor itself
+    (and its base) no longer written."""
+    if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Attribute):
+        return None
+    attr = call.func.attr.value
+    if not attr.endswith("_") or attr.endswith("__"):
+        return None
+    found = text_of(ctx, call, hint)
+    attr_text = text_of(ctx, call.func.attr, hint)
+    if found is None or attr_text is None or has_comment_or_continuation(call, found[1]):
+        return None
+    span, old = found
+    cut = _relative(span, attr_text[0], old)
+    original = _parse_expression(old)
+    if cut is None or original is None or not isinstance(original, ast.Call):
+        return None
+    new = old[:cut[0]] + attr[:-1] + old[cut[1]:]
+    expected = ast.Call(func=ast.Attribute(value=original.func.value, attr=attr[:-1], ctx=ast.Load()),
+                        args=original.args, keywords=original.keywords)
+    if not _same(_parse_expression(new), expected, original):
+        return None
+    return Edit(span, new), new

@@ -1,14 +1,18 @@
 """GG103: in-place write on an output of unbind/split/chunk (multi-output views)."""
 from __future__ import annotations
 
+import libcst as cst
+
 from . import Rule, make_fix
-from ._common import MULTI_VIEW_TAIL, multi_view_error, name_of, out_of_place_rewrite
+from .. import fixes
+from ._common import (MULTI_VIEW_TAIL, inplace_false, inplace_flag_risk, multi_view_error, name_of, out_of_place_rewrite,
+                      value_dropped)
 
 RULE = Rule(
     code="GG103",
     name="multi-output-view-inplace",
     family="views",
-    fix_kind="unsafe",
+    fix_kind="safe/unsafe",
     summary={
         "en": "In-place write on a view returned by `unbind`, `split` or `chunk` of a tensor that requires grad.",
         "zh": "对 `unbind`、`split`、`chunk` 返回的视图（其基张量需要梯度）做原地操作。",
@@ -31,8 +35,16 @@ RULE = Rule(
               "（`... its base or another view of its base has been modified inplace`）。",
     },
     fix_safety={
-        "en": "`a.mul_(2)` becomes `a = a.mul(2)` — unsafe: `y` (the base) is no longer modified.",
-        "zh": "`a.mul_(2)` 改为 `a = a.mul(2)`——不安全修复：基张量 `y` 不再被修改。",
+        "en": "Rows of a tensor iterated by a loop (`for t in y:`, `zip(y, ...)`) are taken one at a time instead, "
+              "`(v[i] for v in [y] for i in range(len(v)))`: each is a single view, so the write is allowed and still "
+              "reaches `y`, as the loop meant (safe; not offered when `y` is a leaf that requires grad, where the "
+              "write would still raise). Otherwise `a.mul_(2)` becomes `a = a.mul(2)`, a value-producing "
+              "`a.clamp_(...)` becomes `a.clamp(...)`, and an `inplace=True` activation gets `inplace=False` — "
+              "unsafe: `y` (the base) is no longer modified.",
+        "zh": "被循环遍历的张量的各行（`for t in y:`、`zip(y, ...)`）改为逐个取出：`(v[i] for v in [y] for i in range(len(v)))`，"
+              "每一行都是单个视图，所以允许原地写入，而且写入仍会作用到 `y`，与循环的本意一致（安全修复；若 `y` 是需要梯度的"
+              "叶子张量则不提供，因为写入仍会报错）。否则 `a.mul_(2)` 改为 `a = a.mul(2)`，作为值使用的 `a.clamp_(...)` 改为 "
+              "`a.clamp(...)`，`inplace=True` 的激活改为 `inplace=False`——不安全修复：基张量 `y` 不再被修改。",
     },
     match="is a view and is being modified inplace. This view is the output of a function that returns multiple views.",
     runtime_error=f"Output <i> of <op> {MULTI_VIEW_TAIL}",
@@ -44,9 +56,7 @@ def check(ctx):
     for problem in ctx.problems("multi-view-write"):
         write, tensor, hint = problem.write, problem.tensor, problem.top
         name = name_of(tensor)
-        rewrite = out_of_place_rewrite(ctx, write, hint)
-        fix = make_fix("unsafe", ctx.t(f"Rewrite as `{rewrite[1]}` (the base tensor is no longer modified)",
-                                       f"改写为 `{rewrite[1]}`（基张量不再被修改）"), rewrite[0]) if rewrite else None
+        fix = _fix(ctx, write, tensor, hint)
         base_line = ctx.line(tensor.origin, hint) if tensor.origin is not None else 0
         message = ctx.t(
             f"{name} is one of several views returned on line {base_line} (unbind/split/chunk); the in-place `{write.op}` raises at once. Use an out-of-place op.",
@@ -63,3 +73,53 @@ def check(ctx):
                         related=[ctx.related(tensor.origin, hint, ctx.t("views created here", "视图在这里创建"))] if tensor.origin is not None else [])
         if f:
             yield f
+
+
+def _fix(ctx, write, tensor, hint):
+    rows = _iterated_rows(ctx, tensor, hint)
+    if rows is not None:
+        edit, new = rows
+        return make_fix("safe", ctx.t(f"Take the rows one at a time: `{new}` (each is a single view; the write still "
+                                      "reaches the tensor)",
+                                      f"逐个取出各行：`{new}`（每一行都是单个视图；写入仍作用到原张量）"), edit)
+    if write.kind in ("inplace_arg", "inplace_module"):
+        flag = inplace_false(ctx, write, hint)
+        if flag is None:
+            return None
+        risk = inplace_flag_risk(ctx, write, hint)
+        unsafe = ctx.t(f" (unsafe: {risk})", f"（不安全：{risk}）") if risk else ""
+        text = flag[1] and ctx.t(f"Rewrite as `{flag[1]}`", f"改写为 `{flag[1]}`")
+        return make_fix("safe" if risk is None else "unsafe",
+                        (text or ctx.t("Use `inplace=False`", "改为 `inplace=False`")) + unsafe, flag[0])
+    rewrite = out_of_place_rewrite(ctx, write, hint)
+    if rewrite:
+        return make_fix("unsafe", ctx.t(f"Rewrite as `{rewrite[1]}` (unsafe: the base tensor is no longer modified)",
+                                        f"改写为 `{rewrite[1]}`（不安全：基张量不再被修改）"), rewrite[0])
+    if write.kind == "method" and isinstance(write.node, cst.Call) and not value_dropped(write):
+        dropped = fixes.drop_inplace_suffix(ctx, write.node, write.top or hint)
+        if dropped:
+            return make_fix("unsafe", ctx.t(f"Use `{dropped[1]}` (unsafe: the tensor and its base are no longer modified)",
+                                            f"改用 `{dropped[1]}`（不安全：该张量及其基张量不再被修改）"), dropped[0])
+    return None
+
+
+_SPLITTERS = {"unbind", "split", "chunk", "tensor_split", "split_with_sizes", "hsplit", "vsplit", "dsplit"}
+
+
+def _iterated_rows(ctx, tensor, hint):
+    """The tensor a loop iterates (`for t in y:`, `zip(y, ...)`), rewritten to yield single-view rows."""
+    origin, base = tensor.origin, tensor.view_of
+    if origin is None or base is None:
+        return None
+    if base.is_leaf is not False and base.requires_grad is not False:
+        return None  # a view of a leaf that requires grad: writing it would still raise (GG102)
+    values = ctx.facts.expr_values
+    candidates = [a.value for a in origin.args if a.keyword is None and not a.star] if (
+        isinstance(origin, cst.Call) and isinstance(origin.func, cst.Name) and origin.func.value == "zip") else [origin]
+    for expr in candidates:
+        if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value in _SPLITTERS:
+            continue
+        made = values.get(id(expr))
+        if made is not None and made.counter is base.counter:
+            return fixes.rows_as_select_views(ctx, expr, hint)
+    return None
