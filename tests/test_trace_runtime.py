@@ -191,3 +191,42 @@ def test_cpp_warnings_point_at_the_users_line(tmp_path):
         "print('ok')\n", encoding="utf-8")
     proc = subprocess.run([sys.executable, str(program)], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0 and proc.stdout.strip() == "ok", proc.stderr[-2000:]
+
+
+class FailingSGD(torch.optim.SGD):
+    def step(self, closure=None):
+        super().step(closure)
+        raise ValueError("lr schedule exhausted")
+
+
+def test_a_step_without_live_saves_runs_unwatched_and_the_watcher_comes_back_after_a_failing_step():
+    w = torch.rand(3, requires_grad=True)
+    opt = FailingSGD([w], lr=0.1)
+    with quiet_tracer() as tracer:
+        (w * w).sum().backward()  # no graph alive any more: the step cannot invalidate a save
+        with pytest.raises(ValueError):
+            opt.step()
+        y = w.sigmoid()
+        y.mul_(2)  # the watcher is back: this write into sigmoid's saved output is logged
+        with pytest.raises(RuntimeError, match="output 0 of Sigmoid"):
+            y.sum().backward()
+    [finding] = tracer.findings
+    assert finding.kind == "stale-save" and finding.write["op"] == "mul_" and finding.write["line"] > finding.save["line"]
+
+
+def test_a_closure_step_is_watched():
+    # LBFGS runs forward and backward inside step(): the write in the closure must be seen.
+    w = torch.rand(3, requires_grad=True)
+    opt = torch.optim.LBFGS([w], max_iter=1)
+
+    def closure():
+        opt.zero_grad()
+        e = w.exp()
+        e.add_(1)
+        e.sum().backward()
+        return e.sum()
+
+    with quiet_tracer() as tracer:
+        with pytest.raises(RuntimeError, match="output 0 of Exp"):
+            opt.step(closure)
+    assert [(f.kind, f.write["op"]) for f in tracer.findings] == [("stale-save", "add_")]

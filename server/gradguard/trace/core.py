@@ -28,13 +28,15 @@ from collections import deque
 from dataclasses import dataclass
 
 import torch
+from torch.optim.optimizer import register_optimizer_step_post_hook, register_optimizer_step_pre_hook
 from torch.overrides import TorchFunctionMode
 
 from ..explain import catalog
 from . import guards, report
 
 _SEQ = itertools.count(1)
-_THREAD = threading.local()  # .mode: the watcher installed in this thread
+_THREAD = threading.local()  # .mode: the watcher installed in this thread; .step_aside: popped for an optimizer step
+_STEPS_ASIDE = []  # the watchers popped for an optimizer step that has not ended (a step that raised never ends)
 _WRITE_LOG_LIMIT = 256  # per storage; a storage saved by a graph that never dies keeps only recent writes
 
 # ---------------------------------------------------------------------------------------------
@@ -362,12 +364,17 @@ class Tracer:
         self._thread_token = self._enter_thread()
         self._guards = guards.Guards(self)
         self._guards.install(self.compiled)
+        self._step_hooks = (register_optimizer_step_pre_hook(self._step_started),
+                            register_optimizer_step_post_hook(self._step_ended))
         self._active = True
         return self
 
     def __exit__(self, exc_type, exc, tb) -> None:
         self._active = False
+        for handle in self._step_hooks:
+            handle.remove()
         self._guards.uninstall()
+        self._step_ended()  # a step that raised left the watcher off
         self._exit_thread(self._thread_token, exc_type, exc, tb)
         torch.nn.Module.__init__ = self._module_init
         if warnings.showwarning == self._show_warning:
@@ -438,6 +445,28 @@ class Tracer:
             else:
                 hooks.__exit__(exc_type, exc, tb)
 
+    # -- optimizer steps --------------------------------------------------------------------------
+    def _step_started(self, optimizer=None, args=(), kwargs=None) -> None:
+        """An optimizer step with no live saved tensor can change nothing backward will read: it runs without
+        the watcher (most of a training loop's ops are the step's; it halves the tracer's cost). A step that
+        may run forward and backward itself (a closure, as LBFGS takes) keeps it."""
+        if self.live or (len(args) > 1 and args[1] is not None) or (kwargs and kwargs.get("closure") is not None):
+            return
+        mode = getattr(_THREAD, "mode", None)
+        depth = torch._C._len_torch_function_stack()
+        if mode is None or not depth or torch._C._get_function_stack_at(depth - 1) is not mode:
+            return
+        torch._C._pop_torch_function_stack()
+        _THREAD.step_aside = mode
+        _STEPS_ASIDE.append(mode)
+
+    def _step_ended(self, optimizer=None, args=(), kwargs=None) -> None:
+        mode = getattr(_THREAD, "step_aside", None)
+        if mode is not None:
+            _THREAD.step_aside = None
+            _STEPS_ASIDE.remove(mode)
+            torch._C._push_on_torch_function_stack(mode)
+
     def _untraced(self, reason: str) -> None:
         file, line, _ = _user_frame(3)
         key = (reason, file, line)
@@ -492,6 +521,8 @@ class Tracer:
 
     # -- saved tensors --------------------------------------------------------------------
     def _pack(self, t: torch.Tensor):
+        if _STEPS_ASIDE:  # an optimizer step raised and the program went on: the watcher comes back
+            self._step_ended()
         rec = SavedTensor()
         rec.tensor = t.detach()
         version = rec.version = t._version
