@@ -170,10 +170,12 @@ def score(items: list[dict], verbose: bool = False) -> dict:
         # (the console script, this scorer).
         foreign = sorted({f for finding in res["findings"] for f in _cited_files(finding)
                           if os.path.realpath(f) != os.path.realpath(item["path"])})
-        # Full reports start with "gradguard trace: error [" or the silent-write title; brief warnings at
-        # the write are "warning [kind]: <op> at <line> ...".
+        # Full reports start with "gradguard trace: error [" or, for silent writes, "warning [silent-write]: <shape>
+        # <dtype> tensor saved for ..."; brief warnings at the write are "warning [kind]: <op> at <line> ...".
         full_reports = (res["stderr"].count("gradguard trace: error [")
-                        + res["stderr"].count("warning [silent-write]: a tensor saved for backward was overwritten"))
+                        + sum(1 for line in res["stderr"].splitlines()
+                              if line.startswith("gradguard trace: warning [silent-write]: ")
+                              and " tensor saved for " in line and " was overwritten at " in line))
         row = {**item, "status": res["status"], "kinds": [f["kind"] for f in res["findings"]],
                "named_lines": sorted(n for n in named if n is not None),
                "named": bool(named_spans & set(item["bug_lines"])), "leaked_frames": leaked, "foreign_files": foreign,
