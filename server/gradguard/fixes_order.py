@@ -117,6 +117,23 @@ def _stmt_binds(stmt) -> set[str] | None:
     return out
 
 
+def _full_binds(stmt) -> set[str]:
+    """Names a simple statement re-binds outright (`x = ...`, `a, b = ...`, `self.h = ...`; not `u[i] = ...`)."""
+    out: set[str] = set()
+    if not isinstance(stmt, cst.SimpleStatementLine):
+        return out
+    for small in stmt.body:
+        if isinstance(small, (cst.Assign, cst.AnnAssign)):
+            stack = [t.target for t in small.targets] if isinstance(small, cst.Assign) else [small.target]
+            while stack:
+                t = stack.pop()
+                if isinstance(t, (cst.Tuple, cst.List)):
+                    stack.extend(e.value for e in t.elements)
+                elif isinstance(t, (cst.Name, cst.Attribute)) and _dotted(t):
+                    out.add(_dotted(t))
+    return out
+
+
 def _stmt_reads(stmt) -> set[str]:
     if not isinstance(stmt, cst.SimpleStatementLine):
         return _reads(stmt)
@@ -179,13 +196,9 @@ def recompute_after_step(ctx, problems) -> tuple[Edit, dict] | None:
     top = write.top or first.top  # the top-level statement holding the step (a class, for a method's step)
     if use is None or top is None or first.detail.get("site") is not None:
         return None
-    tree = top
-    if not _contains(top, use):
-        # module-level code: a run of simple statements is one parsed block, its module the statement list
-        block_of = getattr(ctx.locator, "_top_block", {}).get(id(top))
-        tree = block_of.module if block_of is not None else None
-        if tree is None or not _contains(tree, use):
-            return None
+    tree = _tree_of(ctx, [use, write.node], top)
+    if tree is None:
+        return None
     parents = _parents(tree)
     step_stmt = _statement_of(write.node, parents)
     use_stmt = _statement_of(use, parents)
@@ -233,7 +246,7 @@ def recompute_after_step(ctx, problems) -> tuple[Edit, dict] | None:
             continue
         if not _conflicts(binds, need):
             continue
-        need |= _stmt_reads(stmt)
+        need = (need - _full_binds(stmt)) | _stmt_reads(stmt)
         if i < i_step:
             cone.append(i)
     cone.sort()
@@ -500,3 +513,383 @@ def _build(ctx, top, body, i_step, recompute, kept, detach_edits, step_stmt, cut
         "after": step_lines[1] + 1,
     }
     return Edit(Span(first_line, 0, last_line, region_end), new_text), info
+
+
+# ---------------------------------------------------------------- GG404: a backward through a freed graph
+def _tree_of(ctx, nodes, top):
+    """The statement tree holding all of `nodes`: `top` itself, or for module-level code the parsed block's module,
+    or every module-level statement of the file (a run of simple statements, then a `for`, are separate blocks)."""
+    nodes = [n for n in nodes if n is not None]
+    if top is None or not nodes:
+        return None
+    if all(_contains(top, n) for n in nodes):
+        return top
+    block_of = getattr(ctx.locator, "_top_block", {}).get(id(top))
+    tree = block_of.module if block_of is not None else None
+    if tree is None:
+        return None
+    if all(_contains(tree, n) for n in nodes):
+        return tree
+    whole = cst.Module(body=[st for pb in getattr(ctx.locator, "blocks", []) for st in pb.module.body])
+    return whole if all(_contains(whole, n) for n in nodes) else None
+
+
+def _cone(body, end: int, receiver) -> list[int]:
+    """Indices of the statements before `end` in `body` that the receiver's value is computed from."""
+    need = _reads(receiver)
+    out = []
+    for i in range(end - 1, -1, -1):
+        binds = _stmt_binds(body[i])
+        if binds and _conflicts(binds, need):
+            need = (need - _full_binds(body[i])) | _stmt_reads(body[i])  # earlier bindings of those are dead here
+            out.append(i)
+    return sorted(out)
+
+
+def _never_updated(owner) -> bool:
+    """No step or in-place update (`.data` ones included) ever writes these parameters."""
+    counter = getattr(owner, "params_counter", None) or getattr(owner, "counter", None)
+    storage = getattr(owner, "params_storage", None) or getattr(owner, "storage", None)
+    return counter is not None and not counter.writes and not (storage is not None and storage.silent_writes)
+
+
+def _value(ctx, expr):
+    from .facts.model import Tensor
+
+    value = ctx.facts.expr_values.get(id(expr)) or ctx.facts.name_values.get(id(expr))
+    return value if isinstance(value, Tensor) else None
+
+
+def retain_first_graph(ctx, problem) -> tuple[Edit, str] | None:
+    """`loss_a.backward()` -> `loss_a.backward(retain_graph=True)`: the second backward needs that graph again."""
+    freed = problem.detail.get("freed_by")
+    if freed is problem.use or _step_between(ctx, problem) is not False:
+        return None  # a step in between would modify the weights the kept graph saved (GG401)
+    return retain_graph_at(ctx, freed, problem.detail.get("freed_top") or problem.top)
+
+
+def _step_between(ctx, problem):
+    """The `step()` call between the backward that freed the graph and the one that needs it, in the statements of
+    the needing one's block (False: none; None: cannot tell)."""
+    freed, use, top = problem.detail.get("freed_by"), problem.use, problem.top
+    tree = _tree_of(ctx, [use, freed], top)
+    if tree is None:
+        return None
+    f_line, u_line = ctx.line(freed, top), ctx.line(use, top)
+    for call in _calls(tree):
+        if isinstance(call.func, cst.Attribute) and call.func.attr.value == "step" and not call.args:
+            if f_line < ctx.line(call, top) < u_line:
+                return call
+    return False
+
+
+def recompute_after_freeing_step(ctx, problems) -> tuple[Edit, dict] | None:
+    """Two backwards through one graph with a `step()` between them (a second-order update, a Hessian estimate on
+    the step's logits): the forward the second one needs is recomputed after that step, as GG401's repair does."""
+    from types import SimpleNamespace
+
+    first = problems[0]
+    step = _step_between(ctx, first)
+    if not step:
+        return None
+    parents = _parents(_tree_of(ctx, [first.use, step], first.top))
+    write = SimpleNamespace(node=step, top=first.top, call_chain=())
+    shaped = [SimpleNamespace(write=write, use=p.use, top=p.top, save=p.save,
+                              detail={k: v for k, v in p.detail.items() if k == "forward"}) for p in problems]
+    if _statement_of(step, parents) is None:
+        return None
+    return recompute_after_step(ctx, shaped)
+
+
+def retain_graph_at(ctx, freed, hint) -> tuple[Edit, str] | None:
+    """`<loss>.backward(...)` with `retain_graph=True` added (refused when it already says something about it)."""
+    if not isinstance(freed, cst.Call) or _receiver(freed) is None:
+        return None
+    if any(a.keyword is not None and a.keyword.value == "retain_graph" for a in freed.args) or \
+            any(a.star for a in freed.args):
+        return None
+    found = text_of(ctx, freed, hint)
+    if found is None or not found[1].endswith(")"):
+        return None
+    span, old = found
+    inner = old[:-1].rstrip()
+    sep = "" if inner.endswith("(") else ("" if inner.endswith(",") else ",") + " "
+    new = f"{inner}{sep}retain_graph=True)"
+    try:
+        before, after = ast.parse(f"({old}\n)", mode="eval").body, ast.parse(f"({new}\n)", mode="eval").body
+    except SyntaxError:
+        return None
+    before.keywords.append(ast.keyword(arg="retain_graph", value=ast.Constant(True)))
+    if ast.dump(before) != ast.dump(after):
+        return None
+    return Edit(span, new), new
+
+
+def detach_crossing(ctx, problem) -> tuple[tuple[Edit, ...], list[str]] | None:
+    """Two losses back-propagated one after the other through one graph (a GAN's two players): where a loss reads
+    another model's output that the step after its backward does not update (`netD(fake)` in D's loss, followed by
+    `optD.step()`), that loss reads it detached (`netD(fake.detach())`), so it no longer frees or trains the other
+    model's graph. Only statements that the other loss does not read are changed."""
+    freed = problem.detail.get("freed_by")
+    use, top = problem.use, problem.top
+    if not isinstance(freed, cst.Call) or freed is use or problem.detail.get("site") is not None:
+        return None
+    if (problem.detail.get("freed_top") or top) is not top:
+        return None
+    tree = _tree_of(ctx, [use, freed], top)
+    if tree is None:
+        return None
+    parents = _parents(tree)
+    sides = {}
+    for side, call in (("first", freed), ("second", use)):
+        stmt = _statement_of(call, parents)
+        block = parents.get(id(stmt))
+        receiver = _receiver(call)
+        if block is None or receiver is None or not isinstance(stmt, cst.SimpleStatementLine):
+            return None
+        body = list(block.body)
+        i = next(k for k, st in enumerate(body) if st is stmt)
+        sides[side] = (body, i, {id(body[k]) for k in _cone(body, i, receiver)}, _step_of(body, i))
+    if ctx.line(freed, top) >= ctx.line(use, top):
+        return None
+    edits, texts = [], []
+    for side, other in (("first", "second"), ("second", "first")):
+        body, _, cone, step = sides[side]
+        if step is None:
+            continue
+        for stmt in body:
+            if id(stmt) not in cone or id(stmt) in sides[other][2]:
+                continue  # read by both losses: detaching it would cut the other loss too
+            for call in _calls(stmt):
+                for arg in call.args:
+                    value = _value(ctx, arg.value)
+                    if value is None or arg.star or not value.history:
+                        continue
+                    owners = list(value.owners)
+                    if not owners or any(_stepped_by(o, step) for o in owners):
+                        continue
+                    found = text_of(ctx, arg.value, top)
+                    if found is None:
+                        return None
+                    span, old = found
+                    new = f"{old}.detach()" if is_primary(arg.value) else f"({old}).detach()"
+                    edits.append(Edit(span, new))
+                    texts.append(new)
+    return (tuple(edits), texts) if edits else None
+
+
+def _step_of(body, i: int):
+    """The `step()` that applies the gradient of the backward in `body[i]`: the step of the optimizer zeroed last
+    before it (`opt_g.zero_grad(); g_loss.backward() ... opt_g.step()`), else the first step after it."""
+    for stmt in reversed(body[:i]):
+        calls = _calls(stmt) if isinstance(stmt, cst.SimpleStatementLine) else []
+        if any(isinstance(c.func, cst.Attribute) and c.func.attr.value == "backward" for c in calls):
+            break  # the previous backward: zero_grads before it belong to that one
+        zeroed = [c for c in calls if isinstance(c.func, cst.Attribute) and c.func.attr.value == "zero_grad"]
+        if zeroed:
+            name = _dotted(zeroed[0].func.value)
+            for later in body[i + 1:]:
+                for c in _calls(later) if isinstance(later, cst.SimpleStatementLine) else []:
+                    if isinstance(c.func, cst.Attribute) and c.func.attr.value == "step" and name \
+                            and _dotted(c.func.value) == name:
+                        return c
+            break
+    return _next_step(body, i)
+
+
+def _next_step(body, i: int):
+    """The first `<optimizer>.step()` call in a statement after `body[i]`."""
+    for stmt in body[i + 1:]:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for call in _calls(stmt):
+                if isinstance(call.func, cst.Attribute) and call.func.attr.value == "step" and not call.args:
+                    return call
+    return None
+
+
+def detach_at_source(ctx, problem) -> tuple[Edit, str] | None:
+    """A graph built once (labels from a teacher, targets from a leaf that requires grad) and back-propagated in
+    every iteration, whose saved tensors nothing ever writes (no step, no in-place update, no `.data` write): the
+    expression that made it, detached (`teacher(inputs).detach()`)."""
+    from .fixes import with_method
+
+    if problem.detail.get("freed_by") is not problem.use:
+        return None
+    site = problem.detail.get("forward")
+    node, hint = site if site is not None else (problem.save.node if problem.save else None,
+                                                (problem.save.top if problem.save else None) or problem.top)
+    value = _value(ctx, node) if node is not None else None
+    if value is None or not value.history:
+        return None
+    if any(s.counter.writes or s.storage.silent_writes for s in value.history):
+        return None
+    if not all(_never_updated(o) for o in value.owners):
+        return None
+    return with_method(ctx, node, hint, "detach")
+
+
+def recompute_in_loop(ctx, problems) -> tuple[Edit, dict] | None:
+    """A forward computed once before a loop and back-propagated in every iteration, whose parameters the loop
+    updates: the forward moves to the top of the loop body (copied when something else outside reads it), so each
+    iteration builds its own graph from the current weights. `problems`: every saved tensor of that graph."""
+    problem = problems[0]
+    if problem.detail.get("freed_by") is not problem.use or problem.detail.get("site") is not None:
+        return None
+    use, top = problem.use, problem.top
+    forwards = []
+    for p in problems:
+        site = p.detail.get("forward")
+        forwards.append(site[0] if site is not None else (p.save.node if p.save else None))
+    tree = _tree_of(ctx, [use], top)
+    wider = _tree_of(ctx, [use, *forwards], top)
+    tree = wider if wider is not None else tree
+    if tree is None:
+        return None
+    parents = _parents(tree)
+    # the earliest statement that saved a tensor of this graph: everything after it in the slice is rebuilt
+    starts = [_statement_of(f, parents) for f in forwards if f is not None and _contains(tree, f)]
+    starts = [st for st in starts if st is not None]
+    if not starts:
+        return None
+    block = parents.get(id(starts[0]))
+    if block is None or any(parents.get(id(s)) is not block for s in starts):
+        return None
+    index = {id(s): i for i, s in enumerate(block.body)}
+    f_stmt = min(starts, key=lambda s: index[id(s)])
+    loop = _statement_of(use, parents)
+    while loop is not None and not (isinstance(loop, (cst.For, cst.While)) and parents.get(id(loop)) is block):
+        loop = parents.get(id(loop))
+    if loop is None or not isinstance(loop.body, cst.IndentedBlock) or not isinstance(f_stmt, cst.SimpleStatementLine):
+        return None
+    body = list(block.body)
+    i_f = next(i for i, s in enumerate(body) if s is f_stmt)
+    i_loop = next(i for i, s in enumerate(body) if s is loop)
+    if i_f >= i_loop:
+        return None
+    # What the loop reads, traced back to the forward: those statements run in every iteration instead.
+    need = _reads(loop)
+    cone = []
+    for i in range(i_loop - 1, i_f - 1, -1):
+        binds = _stmt_binds(body[i])
+        if binds and _conflicts(binds, need):
+            need |= _stmt_reads(body[i])
+            cone.append(i)
+    cone.sort()
+    if i_f not in cone:
+        return None
+    start_index = {index[id(st)] for st in starts}
+    tainted, move = set(), []
+    for i in cone:
+        if i in start_index or _conflicts(tainted, _stmt_reads(body[i])):
+            if len(body[i].body) != 1:
+                return None
+            move.append(i)
+            tainted |= _stmt_binds(body[i])
+    targets = _binds(loop.target) if isinstance(loop, cst.For) else set()
+    moved_reads = set().union(*(_stmt_reads(body[i]) for i in move))
+    if _conflicts(targets, moved_reads):
+        return None  # it would read the loop variable instead of the value before the loop
+    for i in move:  # nothing between it and the loop re-binds what it reads
+        for j in range(i + 1, i_loop):
+            if j not in move and _conflicts(_assigned_in(body[j]), _stmt_reads(body[i])):
+                return None
+    kept = {i for i in move
+            if any(j not in move and j != i_loop and _conflicts(_stmt_binds(body[i]), _stmt_reads(body[j]))
+                   for j in range(i + 1, len(body)))}
+    for i in sorted(kept, reverse=True):  # what a kept statement reads stays before the loop too
+        for k in move:
+            if k < i and _conflicts(_stmt_binds(body[k]), _stmt_reads(body[i])):
+                kept.add(k)
+    source = ctx.source
+    first_inner = loop.body.body[0]
+    inner_span = ctx.span(first_inner, top)
+    spans = {i: _line_span(ctx, body[i], top) for i in move}
+    if inner_span is None or any(s is None for s in spans.values()):
+        return None
+    inner_indent = source.line_text(inner_span.start_line)[:inner_span.start_col]
+    outer_indent = ctx.indent_of(spans[move[0]][0])
+    if inner_indent.strip() or not inner_indent.startswith(outer_indent):
+        return None
+    copies = []
+    for i in move:
+        a, b = spans[i]
+        lines = [source.line_text(n) for n in range(a, b + 1)]
+        if any('"""' in ln or "'''" in ln for ln in lines) or not all(ln.startswith(outer_indent) or not ln.strip()
+                                                                     for ln in lines):
+            return None
+        copies.append("\n".join(inner_indent + ln[len(outer_indent):] if ln.strip() else ln for ln in lines))
+    first_line, last_line = spans[move[0]][0], inner_span.start_line - 1
+    start, end = source.offset(first_line, 0), source.offset(last_line, len(source.line_text(last_line)))
+    region = source.text[start:end]
+    for i in sorted(set(move) - kept, reverse=True):
+        a, b = spans[i]
+        region = region[:source.offset(a, 0) - start] + region[source.offset(b + 1, 0) - start:]
+    new_text = region + "".join("\n" + c for c in copies)
+    try:
+        ast.parse(source.text[:start] + new_text + source.text[end:])
+    except (SyntaxError, ValueError):
+        return None
+    return Edit(Span(first_line, 0, last_line, len(source.line_text(last_line))), new_text), {
+        "lines": [spans[i][0] + 1 for i in move], "moved": not kept, "loop": ctx.line(loop, top)}
+
+
+def clear_kept_list(ctx, problem) -> tuple[Edit, str] | None:
+    """A list that collects tensors with graphs (`self.log_probs.append(dist.log_prob(a))`) and is never cleared:
+    the next backward goes again through every earlier entry. `del self.log_probs[:]` right after the backward that
+    uses them (REINFORCE's `finish_episode`), so each backward sees only this episode's entries."""
+    use = problem.use
+    if not isinstance(use, cst.Call) or _receiver(use) is None:
+        return None
+    top = problem.detail.get("freed_top") or problem.top
+    tree = _tree_of(ctx, [use], top)
+    if tree is None:
+        return None
+    parents = _parents(tree)
+    b_stmt = _statement_of(use, parents)
+    block = parents.get(id(b_stmt))
+    if block is None or not isinstance(b_stmt, cst.SimpleStatementLine):
+        return None
+    body = list(block.body)
+    i_b = next(i for i, s in enumerate(body) if s is b_stmt)
+    read = set().union(_reads(_receiver(use)), *(_stmt_reads(body[i]) for i in _cone(body, i_b, _receiver(use))))
+    kept = []
+    for call in _calls(tree):
+        if isinstance(call.func, cst.Attribute) and call.func.attr.value == "append" and len(call.args) == 1:
+            name = _dotted(call.func.value)
+            value = _value(ctx, call.args[0].value)
+            if name and name in read and value is not None and value.history and name not in kept:
+                kept.append(name)
+    if len(kept) != 1 or _cleared(tree, kept[0]):
+        return None
+    span = ctx.span(b_stmt, top)
+    if span is None:
+        return None
+    indent = ctx.indent_of(span.start_line)
+    line = f"del {kept[0]}[:]"
+    end = len(ctx.source.line_text(span.end_line))
+    return Edit(Span(span.end_line, end, span.end_line, end), f"\n{indent}{line}"), line
+
+
+def _cleared(tree, name: str) -> bool:
+    """`del name[:]`, `name.clear()` or `name = []` somewhere other than `__init__`."""
+    stack = [(tree, False)]
+    while stack:
+        node, in_init = stack.pop()
+        if isinstance(node, cst.FunctionDef):
+            in_init = node.name.value == "__init__"
+        if not in_init:
+            if isinstance(node, cst.Del) and name in {_dotted(t.target.value) for t in _del_targets(node)}:
+                return True
+            if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "clear" \
+                    and _dotted(node.func.value) == name:
+                return True
+            if isinstance(node, cst.Assign) and any(_dotted(t.target) == name for t in node.targets):
+                return True
+        stack.extend((c, in_init) for c in node.children)
+    return False
+
+
+def _del_targets(node):
+    target = node.target
+    items = target.elements if isinstance(target, cst.Tuple) else [cst.Element(target)]
+    return [cst.AssignTarget(e.value) for e in items if isinstance(e.value, cst.Subscript)]

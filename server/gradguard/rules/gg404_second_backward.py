@@ -1,13 +1,15 @@
 """GG404: a second backward() runs through a graph that an earlier backward() already freed."""
 from __future__ import annotations
 
-from . import Rule
+from . import Rule, make_fix
+from ..fixes_order import (clear_kept_list, detach_at_source, detach_crossing, recompute_after_freeing_step,
+                           recompute_in_loop, retain_first_graph, retain_graph_at)
 
 RULE = Rule(
     code="GG404",
     name="second-backward",
     family="graph-lifetime",
-    fix_kind="none",
+    fix_kind="unsafe",
     summary={
         "en": "`backward()` runs through part of a graph that an earlier `backward()` (without `retain_graph=True`) "
               "already freed.",
@@ -38,8 +40,26 @@ RULE = Rule(
               "`step()`，就会变成 GG401/GG402。",
     },
     fix_safety={
-        "en": "No automatic fix: which of the remedies is right depends on what the second loss should train.",
-        "zh": "没有自动修复：哪种改法正确取决于第二个损失应该训练哪些参数。",
+        "en": "Which repair is offered depends on the shape, and each is unsafe (it changes what the program "
+              "computes, which the original never could because it raises). A graph built before the loop and "
+              "back-propagated in every iteration: when its parameters are updated in the loop, the forward moves "
+              "to the top of the loop body (each iteration builds its graph from the current weights); when nothing "
+              "ever updates them (labels from a teacher, targets from a leaf that requires grad), the value is "
+              "detached where it is made. Two losses back-propagated one after the other: where a loss reads "
+              "another model's output that the step after its backward does not update (D's loss reading "
+              "`fake`, followed by `opt_d.step()`), it reads `fake.detach()`; otherwise the first backward gets "
+              "`retain_graph=True`, because the second one really needs that graph again. Its cost: every tensor "
+              "the graph saved stays in memory until the second backward, and a `step()` between the two turns "
+              "this error into GG401. A graph kept across iterations in a list or on an object gets no automatic "
+              "fix (where to clear the container depends on the program): the message names it.",
+        "zh": "提供哪种修复取决于代码的形态，每种都是不安全修复（它改变了程序的计算，而原程序因报错根本算不出结果）。"
+              "在循环之前构建、每一轮都反向传播的计算图：如果循环会更新它的参数，前向传播移到循环体开头（每一轮都用当前权重"
+              "建图）；如果从来没有代码更新这些参数（教师模型给出的标签、来自需要梯度的叶子张量的目标），就在产生该值的地方"
+              "调用 `detach()`。先后反向传播的两个损失：如果一个损失读取了另一个模型的输出，而它反向传播之后的 step 并不更新"
+              "那个模型（D 的损失读取 `fake`，之后是 `opt_d.step()`），它改为读取 `fake.detach()`；否则第一次反向传播加上 "
+              "`retain_graph=True`，因为第二次确实需要再次使用这张图。代价：这张图保存的所有张量在第二次反向传播之前都留在"
+              "内存中，而且两次之间若有 `step()`，这个错误会变成 GG401。保存在列表或对象上、跨迭代保留的计算图没有自动修复"
+              "（在哪里清空容器取决于程序）：消息会指出它。",
     },
     runtime_error="Trying to backward through the graph a second time (or directly access saved tensors after they have "
                   "already been freed). Saved intermediate values of the graph are freed when you call .backward() or "
@@ -51,6 +71,9 @@ RULE = Rule(
 
 @RULE.checker
 def check(ctx):
+    groups: dict = {}
+    for problem in ctx.problems("second-backward"):
+        groups.setdefault((id(problem.use), id(problem.detail.get("freed_by"))), []).append(problem)
     for problem in ctx.problems("second-backward"):
         hint = problem.top
         freed_by = problem.detail.get("freed_by")
@@ -92,6 +115,10 @@ def check(ctx):
                 f"the shared part.",
                 f"这个 `backward()` 经过第 {s_line} 行建立的计算图（`{op}` 在那里保存了张量），而第 {f_line} 行的 "
                 f"`backward()` 已经释放了它。请把损失相加后只调用一次 `backward()`，或者重新计算共享的部分。")
+        fix = _fix(ctx, groups[(id(problem.use), id(problem.detail.get("freed_by")))])
+        if fix is not None:
+            message = message.rstrip(".") + ". " + ctx.t(f"Fix: {fix.message[:1].lower()}{fix.message[1:]}.",
+                                                          f"修复：{fix.message}。")
         related = []
         if freed_by is not None and not same:
             related.append(ctx.related(freed_by, freed_hint, ctx.t("this backward frees the graph", "这次反向传播释放了计算图")))
@@ -112,6 +139,75 @@ def check(ctx):
         where, where_top = problem.detail.get("site") or (problem.use, hint)
         if where is not problem.use:
             related.append(ctx.related(problem.use, hint, ctx.t("the second backward runs here", "第二次反向传播在这里执行")))
-        f = ctx.finding(RULE, where, where_top, message, related=related, explanation=explanation)
+        f = ctx.finding(RULE, where, where_top, message, related=related, fix=fix, explanation=explanation)
         if f:
             yield f
+
+
+def _fix(ctx, group):
+    """The repair for this shape (memoised per backward: each saved layer of one graph is a problem of its own)."""
+    problem = group[0]
+    memo = ctx.__dict__.setdefault("_gg404_fixes", {})
+    key = (id(problem.use), id(problem.detail.get("freed_by")))
+    if key in memo:
+        return memo[key]
+    fix = None
+    if problem.detail.get("earlier_pass"):
+        cleared = clear_kept_list(ctx, problem)
+        if cleared is not None:
+            edit, line = cleared
+            fix = make_fix("unsafe", ctx.t(
+                f"Add `{line}` after this backward (unsafe: later backwards no longer reach earlier episodes' entries)",
+                f"在这次反向传播之后加上 `{line}`（不安全：之后的反向传播不再到达之前各回合的条目）"), edit)
+    elif problem.detail.get("freed_by") is problem.use:
+        # nothing updates what that graph saved: keeping it is sound; otherwise each iteration rebuilds it
+        moved = recompute_in_loop(ctx, group) if detach_at_source(ctx, problem) is None else None
+        if moved is not None:
+            edit, info = moved
+            lines = ", ".join(str(n) for n in info["lines"])
+            fix = make_fix("unsafe", ctx.t(
+                f"{'Move' if info['moved'] else 'Copy'} line{'s' if len(info['lines']) > 1 else ''} {lines} into the "
+                f"loop on line {info['loop']} (unsafe: every iteration runs that forward again, from the current "
+                f"weights)",
+                f"把第 {lines} 行{'移' if info['moved'] else '复制'}到第 {info['loop']} 行的循环里（不安全：每一轮都用当前权重"
+                f"重新运行这段前向传播）"), edit)
+        elif detach_at_source(ctx, problem) is not None:
+            # Nothing updates what built that graph, so keeping it for every iteration is sound; detaching it
+            # where it is made is lighter, and the message says so, but cuts gradients some code may read.
+            retained = retain_graph_at(ctx, problem.use, problem.top)
+            if retained is not None:
+                edit, new = retained
+                made = detach_at_source(ctx, problem)[1]
+                fix = make_fix("unsafe", ctx.t(
+                    f"Keep that graph for every iteration: `{new}` (unsafe: its saved tensors stay in memory; if "
+                    f"nothing should train what made it, `{made}` is lighter)",
+                    f"让每一轮都保留那张图：`{new}`（不安全：保存的张量一直留在内存中；如果产生它的部分不需要训练，"
+                    f"`{made}` 更轻量）"), edit)
+    else:
+        crossing = detach_crossing(ctx, problem)
+        redone = recompute_after_freeing_step(ctx, group) if crossing is None else None
+        if redone is not None:
+            edit, info = redone
+            nums = [str(n) for n in info["lines"]]
+            redo = f"line {nums[0]}" if len(nums) == 1 else f"lines {', '.join(nums[:-1])} and {nums[-1]}"
+            fix = make_fix("unsafe", ctx.t(
+                f"Recompute {redo} after line {info['after']} (unsafe: the recomputed forward sees the new weights; "
+                f"dropout and BatchNorm statistics run again)",
+                f"在第 {info['after']} 行之后重新计算第 {'、'.join(nums)} 行（不安全：重新计算的前向传播看到新权重；dropout 和 "
+                f"BatchNorm 统计量会再运行一次）"), edit)
+        elif crossing is not None:
+            edits, texts = crossing
+            shown = "; ".join(f"`{t}`" for t in texts)
+            fix = make_fix("unsafe", ctx.t(
+                f"Read {shown} (unsafe: that loss no longer back-propagates into the model whose output it reads)",
+                f"改为读取 {shown}（不安全：该损失不再反向传播进它所读取输出的那个模型）"), *edits)
+        else:
+            retained = retain_first_graph(ctx, problem)
+            if retained is not None:
+                edit, new = retained
+                fix = make_fix("unsafe", ctx.t(
+                    f"Keep the graph for the second backward: `{new}` (unsafe: its saved tensors stay in memory until "
+                    f"then)",
+                    f"为第二次反向传播保留计算图：`{new}`（不安全：保存的张量会一直留在内存中直到那时）"), edit)
+    memo[key] = fix
+    return fix
