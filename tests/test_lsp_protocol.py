@@ -36,7 +36,7 @@ module_loop = pytest.mark.asyncio(loop_scope="module")
 
 @pytest_lsp.fixture(scope="module", config=CONFIG)
 async def client(lsp_client: LanguageClient):
-    await lsp_client.initialize_session(init_params())
+    lsp_client.initialize_result = await lsp_client.initialize_session(init_params())
     yield
     await lsp_client.shutdown_session()
 
@@ -185,6 +185,9 @@ def notebook_json(cells: list[tuple[str, str, str]]) -> str:
 async def test_notebook_cells_are_numbered_as_the_editor_shows_them_markdown_included(client: LanguageClient,
                                                                                        tmp_path: Path):
     # The editor's status bar says 'Cell 5 of 5' for the last cell; the CLI said 'cell 5', the hover 'cell 2'.
+    # The server asks for every cell (no cell languages in its notebook selector), markdown too, to count them.
+    (selector,) = client.initialize_result.capabilities.notebook_document_sync.notebook_selector
+    assert (selector.notebook, getattr(selector, "cells", None)) == ("*", None)
     nb = (WORKSPACE / "_markdown_between.ipynb").as_uri()
     cells = [(kind, nb + fragment, text) for kind, fragment, text in MARKDOWN_BETWEEN]
     mark = open_notebook(client, nb, cells)

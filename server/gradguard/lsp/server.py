@@ -170,12 +170,11 @@ class GradguardServer(LanguageServer):
         super().__init__(
             SERVER_NAME,
             _version(),
+            # Every cell is synced, markdown too (only code cells are analysed): a cell's number counts them all,
+            # as the editor shows it ('Cell 6 of 6') and the CLI says it. With python cells only, VS Code sent the
+            # code cells alone and the server numbered them among themselves.
             notebook_document_sync=types.NotebookDocumentSyncOptions(
-                notebook_selector=[
-                    types.NotebookDocumentFilterWithCells(
-                        cells=[types.NotebookCellLanguage(language="python")], notebook="*"
-                    )
-                ],
+                notebook_selector=[types.NotebookDocumentFilterWithNotebook(notebook="*")],
                 save=True,
             ),
             protocol_cls=GradguardProtocol,
