@@ -45,6 +45,9 @@ Columns (see the CSV header):
                 parameter (read from the error after modifying the parameters), "-" when it prints
                 none (the parameter itself was saved: a leaf); empty for functions and other modules
   These three hold one value for all the row's names, or one value per name in the order of `names`.
+  outputs       ops returning a tuple of tensors (eigh, qr, svd, slogdet, lstsq): one word per returned tensor,
+                what modifying that one does to backward: saved (backward raises), free (it requires grad, but
+                backward does not need it), nograd (it never requires grad: ranks, indices); empty for one tensor
 
 CPU kernels of the installed torch only; results can depend on arguments (batch_first of RNNs,
 eval mode of Dropout, scalar vs tensor operands): the probe arguments below are the ones the
@@ -77,9 +80,10 @@ HEADER = """\
 # output_of / inplace_output_of / params_output_of: the X torch prints in "which is output 0 of X" for a tensor made
 #   by the op / written by its in-place form / a stale saved parameter of the module ("-": no X printed); one value,
 #   or one per name in the order of `names`
+# outputs: for ops returning a tuple of tensors, per returned tensor: saved | free | nograd (empty: one tensor)
 """
 COLUMNS = ["op", "kind", "saves_input", "saves_output", "view", "params", "output_of", "inplace_output_of",
-           "params_output_of", "names"]
+           "params_output_of", "outputs", "names"]
 
 SAVED_ERROR = "modified by an inplace operation"
 
@@ -96,6 +100,20 @@ class F:
     def make(self, requires_grad: bool) -> torch.Tensor:
         t = torch.rand(*self.shape) * (self.hi - self.lo) + self.lo
         return t.requires_grad_().clone() if requires_grad else t
+
+
+@dataclass(frozen=True)
+class Spd(F):
+    """A symmetric positive definite float matrix (cholesky, eigh, inverses need one)."""
+
+    def make(self, requires_grad: bool) -> torch.Tensor:
+        a = torch.rand(*self.shape)
+        t = a @ a.mT + self.shape[-1] * torch.eye(self.shape[-1])
+        return t.requires_grad_().clone() if requires_grad else t
+
+
+def spd(n: int = 3) -> Spd:
+    return Spd((n, n))
 
 
 def f(*shape: int) -> F:
@@ -361,6 +379,25 @@ row("layer_norm", "function", ("torch.nn.functional.layer_norm", p(X, (4,), f(4)
 row("embedding", "function", ("torch.nn.functional.embedding", p(long([1, 2], [3, 0]), f(5, 3))))
 row("kl_div", "function", ("torch.nn.functional.kl_div", p(X, X)))
 
+# ---- linear algebra: most save their outputs (a decomposition's backward is written in its factors)
+SPD = p(spd())
+row("eigh", "function", ("torch.linalg.eigh", SPD))
+row("eigvals", "function", ("torch.linalg.eigvalsh torch.linalg.svdvals", SPD))
+# square input: with full_matrices=True (the default) a non-square U or Vh cannot be differentiated at all
+row("svd", "function", ("torch.linalg.svd torch.svd Tensor.svd", SPD))
+row("qr", "function", ("torch.linalg.qr torch.qr Tensor.qr", SPD))
+row("cholesky", "function", ("torch.linalg.cholesky torch.cholesky Tensor.cholesky", SPD))
+row("inv", "function", ("torch.linalg.inv torch.inverse Tensor.inverse", SPD))
+row("pinv", "function", ("torch.linalg.pinv torch.pinverse Tensor.pinverse", SPD))
+row("det", "function", ("torch.linalg.det torch.det Tensor.det", SPD))
+row("slogdet", "function", ("torch.linalg.slogdet torch.slogdet Tensor.slogdet", SPD))
+row("logdet", "function", ("torch.logdet Tensor.logdet torch.linalg.matrix_exp torch.matrix_exp Tensor.matrix_exp",
+                           SPD))
+# the default ord ('fro') is a vector norm of the matrix; ord=2 saves the singular values instead
+row("matrix_norm", "function", ("torch.linalg.matrix_norm", SPD))
+row("solve", "function", ("torch.linalg.solve", p(spd(), f(3, 2))))
+row("lstsq", "function", ("torch.linalg.lstsq", p(spd(), f(3, 2))))
+
 
 # ---------------------------------------------------------------- running probes
 def resolve(qualname: str):
@@ -474,10 +511,11 @@ class Observation:
     output_of: str = "-"  # these three may differ between the names of one row
     inplace_output_of: str = "-"
     params_output_of: str = ""
+    outputs: str = ""  # tuple results: saved / free / nograd per returned tensor
     mismatches: list[str] = field(default_factory=list)  # printed names that disagree with torch's message
 
-    def values(self) -> tuple[str, str, str, str]:
-        return self.saves_input, self.saves_output, self.view, self.params
+    def values(self) -> tuple[str, str, str, str, str]:
+        return self.saves_input, self.saves_output, self.view, self.params, self.outputs
 
 
 CATEGORIES = ("none", "self", "operands", "all")
@@ -616,7 +654,27 @@ def observe(qualname: str, probe) -> Observation:
             params = "yes" if saved_after(err) else "no"
     params_output_of = (output_phrase(err) if params == "yes" else "-") if is_module else ""
     return Observation(saves_input, saves_output, view, params, notes, output_of, inplace_output_of,
-                       params_output_of, mismatches)
+                       params_output_of, observe_outputs(run, full) if view == "none" and not is_module else "", mismatches)
+
+
+def observe_outputs(run, full: frozenset) -> str:
+    """For an op returning a tuple of tensors: modify each returned tensor alone (fresh forward each time) and
+    say whether backward, through all of them, then raises. (Views like split and unbind are left out: how many
+    they return depends on the arguments, and the view column says what writing one does; so are nn modules,
+    whose tuples (LSTM's output and state) the analysis models by module.)"""
+    r = run(full)
+    if not isinstance(r.out, tuple):
+        return ""
+    words = []
+    for k in range(len(r.outputs())):
+        r = run(full)
+        out = r.outputs()[k]
+        if not out.requires_grad:
+            words.append("nograd")
+            continue
+        bump(out)
+        words.append("saved" if saved_after(r.backward()) else "free")
+    return " ".join(words)
 
 
 def printed_name(grad_fn) -> str:
@@ -714,10 +772,10 @@ def generate(observed=None) -> list[dict[str, str]]:
             problems.append(f"row {op}: names behave differently: " +
                             "; ".join(f"{'/'.join(v)}: {' '.join(q)}" for v, q in seen.items()))
             continue
-        (si, so, view, params), = seen
+        (si, so, view, params, outputs), = seen
         problems += [f"{qn}: {m}" for qn, obs in by_name.items() for m in obs.mismatches]
         rows.append({"op": op, "kind": kind, "saves_input": si, "saves_output": so, "view": view,
-                     "params": params, "names": " ".join(by_name),
+                     "params": params, "outputs": outputs, "names": " ".join(by_name),
                      **{column: per_name([getattr(obs, column) for obs in by_name.values()])
                         for column in ("output_of", "inplace_output_of", "params_output_of")}})
     if problems:

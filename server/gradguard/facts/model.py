@@ -105,6 +105,7 @@ class Save:
     call_chain: tuple = ()  # ((call node, its top, calling Scope), ...)
     scope_id: int = 0  # serial of the Scope that made the save
     loop_passes: tuple = ()  # ((loop node, its run's start_seq, pass), ...) of every loop running at save time
+    tuple_index: int | None = None  # which output of a tuple-returning op it is (torch: "output 1 of LinalgEigh")
 
 
 @dataclass(eq=False)

@@ -138,7 +138,7 @@ class TensorOpsMixin:
             return self._generic_result(tensors, node)
         result = self._generic_result(tensors, node)
         if self.grad == GRAD_OFF:
-            return result
+            return self._tuple_result(row, result, tensors, node, op_name, set()) if row.outputs else result
         saves = set()
         if row.saves_input == "self":
             if tensors[0].requires_grad is True and args and args[0] is tensors[0]:
@@ -151,12 +151,32 @@ class TensorOpsMixin:
             if any(t.requires_grad is True for t in tensors):
                 for t in tensors:
                     saves.add(self.save(t, op_name, node, "input"))
+        if row.outputs:
+            return self._tuple_result(row, result, tensors, node, op_name, saves)
         if saves:
             result.history = result.history | saves
         if row.saves_output and result.requires_grad is True:
             result.history = result.history | {self.save(result, op_name, node, "output")}
         result.created_by = f"`{op_name}`"
         return result
+
+    def _tuple_result(self, row: OpRow, first: Tensor, tensors, node, op_name: str, saves: set) -> Seq:
+        """`L, Q = torch.linalg.eigh(a)`: one tensor per output of the op's single node, each saved as the op table
+        says; a backward through any of them runs that node, so each carries all of its saves."""
+        items = [first] + [self._generic_result(tensors, node) for _ in row.outputs[1:]]
+        for k, kind in enumerate(row.outputs):
+            if kind == "nograd" or self.grad == GRAD_OFF:
+                items[k] = self.new_tensor(requires_grad=False, is_leaf=True, origin=node, created_by=f"`{op_name}`")
+            elif kind == "saved" and items[k].requires_grad is True:
+                s = self.save(items[k], op_name, node, "output")
+                s.tuple_index = k
+                saves.add(s)
+            items[k].created_by = f"`{op_name}`"
+        if saves:
+            for item in items:
+                if item.requires_grad is not False:
+                    item.history = item.history | saves
+        return Seq(items)
 
     def save_inplace_result(self, t: Tensor, row: OpRow | None, op_name: str, node) -> None:
         """An in-place op whose backward needs its result (relu_, sigmoid_, ...) saves the written tensor."""

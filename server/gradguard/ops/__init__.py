@@ -14,6 +14,7 @@ from importlib import resources
 SAVES_INPUT = ("none", "self", "operands", "all")
 VIEWS = ("none", "view", "multi", "expand", "alias")
 KINDS = ("function", "module", "inplace")
+OUTPUTS = ("saved", "free", "nograd")
 
 
 @dataclass(frozen=True)
@@ -33,6 +34,9 @@ class OpRow:
     output_of: tuple[str, ...] = ()
     inplace_output_of: tuple[str, ...] = ()
     params_output_of: tuple[str, ...] = ()
+    # Ops returning a tuple of tensors (eigh, qr, svd, slogdet, sort): per returned tensor, "saved" (modifying it
+    # breaks backward), "free" (it is in the graph, nothing keeps it) or "nograd" (indices, ranks); () for one tensor.
+    outputs: tuple[str, ...] = ()
 
     def printed(self, column: str, qualified_name: str | None = None) -> str | None:
         """The X of "output 0 of X" in `column` for one name (or for every name, when they agree); None when
@@ -103,6 +107,7 @@ def parse_op_table(text: str) -> OpTable:
             output_of=_per_name(rec.get("output_of"), names, "output_of", op),
             inplace_output_of=_per_name(rec.get("inplace_output_of"), names, "inplace_output_of", op),
             params_output_of=_per_name(rec.get("params_output_of"), names, "params_output_of", op),
+            outputs=tuple(_one_of(w, OUTPUTS, "outputs", op) for w in (rec.get("outputs") or "").split()),
         )
         for name in row.names:
             if name in by_name:

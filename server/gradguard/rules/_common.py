@@ -97,6 +97,8 @@ def clone_output(ctx: RuleContext, save) -> tuple[tuple[Edit, ...], str] | None:
     and every value the program computes stays the same, whatever aliases it has."""
     if save.what != "output" or save.layer_call is not None or not isinstance(save.node, (cst.Call, cst.BinaryOperation)):
         return None
+    if getattr(save, "tuple_index", None) is not None:
+        return None  # `torch.linalg.eigh(a).clone()`: the op returns a tuple, which has no clone
     cloned = fixes.with_method(ctx, save.node, save.top, "clone")
     return ((cloned[0],), f"`{cloned[1]}`") if cloned else None
 
@@ -347,7 +349,8 @@ def _short_op_names(op: str) -> list[str]:
     symbol = {"+": "__add__", "-": "__sub__", "*": "__mul__", "/": "__truediv__", "**": "__pow__", "@": "__matmul__"}
     if op in symbol:
         return [f"Tensor.{symbol[op]}"]
-    return [f"torch.{op}", f"Tensor.{op}", f"torch.nn.functional.{op}"]
+    # torch.linalg's names too: `cholesky` may be torch.cholesky (Cholesky) or torch.linalg.cholesky (LinalgCholeskyEx)
+    return [f"torch.{op}", f"Tensor.{op}", f"torch.nn.functional.{op}", f"torch.linalg.{op}"]
 
 
 def _agreed(values) -> str | None:
@@ -547,7 +550,7 @@ def stale_error(save, write, ctx: RuleContext | None = None, problem=None) -> st
     text = f"{STALE_MATCH}: [torch.{kind} [{sizes}]]"
     output_of = stale_output_of(save, write, ctx)
     if output_of:
-        text += f", which is output 0 of {output_of},"
+        text += f", which is output {getattr(save, 'tuple_index', None) or 0} of {output_of},"
     counter = save.counter
     # Versions are the program's own only when the counter starts in this code (not a parameter or an argument)
     # and nothing repeats: one save outside loops, one write (a loop's write is interpreted more than once).
