@@ -132,6 +132,12 @@ async function main() {
     cells: [nbCell('code', ['import torch\n', 'w = torch.rand(4, requires_grad=True)\n']), nbCell('code', ['w += 1\n'])],
     metadata: { kernelspec: { name: 'python3', display_name: 'Python 3', language: 'python' }, language_info: { name: 'python' } },
     nbformat: 4, nbformat_minor: 5 }, null, 1));
+  // A notebook with markdown cells between its code cells: VS Code numbers every cell, and so must gradguard.
+  fs.writeFileSync(path.join(ws, 'cell_numbers.ipynb'), JSON.stringify({
+    cells: [nbCell('markdown', ['# Cell numbers\n']), nbCell('code', ['import torch\n', 'w = torch.rand(4, requires_grad=True)\n']),
+      nbCell('markdown', ['The bug, two cells later:\n']), nbCell('code', ['w += 1\n'])],
+    metadata: { kernelspec: { name: 'python3', display_name: 'Python 3', language: 'python' }, language_info: { name: 'python' } },
+    nbformat: 4, nbformat_minor: 5 }, null, 1));
   // Like a cloned repository that ships its own `gradguard/` package at the root: importing it writes a marker.
   // Nothing the extension starts (server, explain, rule docs, probes) may import it.
   const marker = path.join(WORK, 'hostile-marker.txt');
@@ -375,6 +381,50 @@ async function main() {
     check(/index_loop\.py/.test(explained), 'the explanation names the file from the traceback');
     mark('tracebackExplained');
     await shot('11-explain-traceback');
+
+    // ---- a notebook with markdown cells: the hover and the Problems panel number cells as VS Code does ----
+    const notebook = await retry('open cell_numbers.ipynb', 3, async () => {
+      await explorerRow(page, 'cell_numbers.ipynb').click();
+      await page.locator('.tab.active', { hasText: 'cell_numbers.ipynb' }).waitFor({ timeout: 15000 });
+      // A notebook editor is an overlay above its editor group, not inside it.
+      const nb = page.locator('.notebookOverlay', { has: page.locator('.view-line', { hasText: 'w = torch.rand' }) }).first();
+      await nb.locator('.view-line', { hasText: 'w += 1' }).first().waitFor({ timeout: 15000 });
+      return nb;
+    });
+    const nbSquiggle = await squiggleOnLine(notebook, 'w += 1', LONG);
+    // VS Code's own number of a cell: its status bar says 'Cell 2 of 4' while the cursor is in that cell.
+    const cellInStatusBar = (lineText) => retry(`the status bar's cell of '${lineText}'`, 3, async () => {
+      await notebook.locator('.view-line', { hasText: lineText }).first().click();
+      const item = page.locator('.statusbar-item', { hasText: /^Cell \d+ of \d+$/ }).first();
+      return waitFor(async () => {
+        const m = ((await item.innerText().catch(() => '')) || '').match(/^Cell (\d+) of (\d+)$/);
+        return m && m[0];
+      }, 15000, 'a Cell N of M status bar item');
+    });
+    const createdShown = await cellInStatusBar('w = torch.rand');
+    const bugShown = await cellInStatusBar('w += 1');
+    log(`VS Code's status bar: ${createdShown} (where w is created), ${bugShown} (w += 1)`);
+    check(createdShown === 'Cell 2 of 4' && bugShown === 'Cell 4 of 4', 'VS Code counts the markdown cells');
+    const createdCell = Number(createdShown.split(' ')[1]);
+    const nbHover = await retry('notebook hover', 3, async () => {
+      const box = await nbSquiggle.boundingBox();
+      await page.mouse.move(10, 10);
+      await page.mouse.move(box.x + Math.min(box.width / 2, 12), box.y + box.height / 2, { steps: 3 });
+      const hover = page.locator('.monaco-hover:not(.hidden)', { hasText: /GG101/ }).first();
+      await hover.waitFor({ state: 'visible', timeout: 15000 });
+      await sleep(300);
+      return hover.innerText();
+    });
+    const hoverCells = [...nbHover.matchAll(/line 2 of cell (\d+)/g)].map((m) => Number(m[1]));
+    log(`notebook hover names cells ${JSON.stringify(hoverCells)}: ${JSON.stringify(nbHover.slice(0, 300))}`);
+    check(hoverCells.length > 0 && hoverCells.every((c) => c === createdCell), `the hover names the cell as VS Code numbers it (cell ${createdCell})`);
+    await page.keyboard.press('Escape');
+    const nbProblems = await problemsFor(page, 'cell_numbers.ipynb');
+    log(`problems in cell_numbers.ipynb: ${JSON.stringify(nbProblems)}`);
+    check(nbProblems.some((p) => p.code === 'GG101' && p.line === 1 && p.text.includes(`(created on line 2 of cell ${createdCell})`)),
+      'the Problems panel names the cell as VS Code numbers it');
+    mark('notebookCellNumbers');
+    await shot('12-notebook-cell-numbers');
 
     // ---- Language Model Tools, called through vscode.lm.invokeTool by another extension (as agent mode does) ----
     await openFile(page, 'rnn_retain_graph.py', 'h_cur = h_next'); // the active editor, for a check without a path
