@@ -268,13 +268,15 @@ def recompute_after_step(ctx, problems) -> tuple[Edit, dict] | None:
         calls = forward_index[i]
         if any(_graph_from_outside(ctx, a.value, write.node) for c in calls for a in c.args) or len(body[i].body) != 1:
             continue
+        if any(_value(ctx, c) is not None and _graph_from_outside(ctx, c, write.node) for c in calls):
+            continue  # a forward of a model the step does not update (D(fake) after G's step): run it again
         names = _stmt_binds(body[i])
         reads = {j: _arg_reads(body[j], names, callees) for j in cone if j > i}
         readers = [j for j in cone if j > i and _conflicts(names, _stmt_reads(body[j]))]
-        if not names or not readers or any(reads[j] is None or j in forward_index for j in readers):
+        if not names or not readers or any(reads[j] is None for j in readers):
             continue
         # each read feeds another model (its result fills .grad of parameters this step does not update)
-        if not all(_graph_from_outside(ctx, call, write.node) for j in readers for _, call in reads[j]):
+        if not all(_adds_model(ctx, call, name, write.node) for j in readers for name, call in reads[j]):
             continue
         detach_names |= names
         for j in readers:
@@ -333,6 +335,16 @@ def recompute_after_step(ctx, problems) -> tuple[Edit, dict] | None:
     return _build(ctx, top, body, i_step, recompute, kept, detach_edits, step_stmt, cut, forwards)
 
 
+def _adds_model(ctx, call, arg, step_node) -> bool:
+    """`call` runs a model of its own on `arg`: its result fills `.grad` of parameters that `arg`'s graph does not
+    reach and the step does not update (`D(fake)`; not `bce(d_fake, ones)`)."""
+    result, given = _value(ctx, call), _value(ctx, arg)
+    if result is None:
+        return False
+    mine = {id(o) for o in given.owners} if given is not None else set()
+    return any(id(o) not in mine and not _stepped_by(o, step_node) for o in result.owners)
+
+
 def _graph_from_outside(ctx, expr, step_node) -> bool:
     """`expr` may carry a graph into parameters the step does not update (unknown counts as yes: only a proven
     plain input, or one computed from the stepped model's own layers, is 'no')."""
@@ -350,8 +362,8 @@ def _graph_from_outside(ctx, expr, step_node) -> bool:
 
 
 def _arg_reads(stmt, names: set[str], callees: set[str]):
-    """The Name nodes reading `names` in `stmt` when each is a whole argument of a call of another model (not one
-    of `callees`); None when some read is anything else."""
+    """(Name node, call) for each read of `names` in `stmt` when each is a whole argument of a call; None when some
+    read is anything else."""
     found, ok = [], [True]
 
     class V(cst.CSTVisitor):
@@ -359,9 +371,7 @@ def _arg_reads(stmt, names: set[str], callees: set[str]):
             node.func.visit(self)
             for arg in node.args:
                 if isinstance(arg.value, cst.Name) and arg.value.value in names and not arg.star:
-                    if cst.Module([]).code_for_node(node.func) in callees:
-                        ok[0] = False
-                    found.append((arg.value, node))
+                    found.append((arg.value, node))  # whether `node` is another model: _adds_model
                 else:
                     arg.value.visit(self)
             return False
@@ -697,6 +707,16 @@ def _step_of(body, i: int):
     return _next_step(body, i)
 
 
+def _names_in(node) -> list:
+    out, stack = [], [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, cst.Name):
+            out.append(n)
+        stack.extend(n.children)
+    return out
+
+
 def _next_step(body, i: int):
     """The first `<optimizer>.step()` call in a statement after `body[i]`."""
     for stmt in body[i + 1:]:
@@ -721,8 +741,13 @@ def detach_at_source(ctx, problem) -> tuple[Edit, str] | None:
     value = _value(ctx, node) if node is not None else None
     if value is None or not value.history:
         return None
-    if any(s.counter.writes or s.storage.silent_writes for s in value.history):
-        return None
+    if any(s.counter.writes or s.storage.silent_writes or getattr(s.tensor, "grad_read", False)
+           for s in value.history):
+        return None  # written, or its .grad is read (a manual update `W.data -= lr * W.grad`)
+    for leaf in _names_in(node):  # leaves the graph reaches without saving them (`xenc @ W` saves only xenc)
+        v = _value(ctx, leaf)
+        if v is not None and v.requires_grad and (v.grad_read or v.counter.writes or v.storage.silent_writes):
+            return None
     if not all(_never_updated(o) for o in value.owners):
         return None
     return with_method(ctx, node, hint, "detach")
@@ -796,10 +821,13 @@ def recompute_in_loop(ctx, problems) -> tuple[Edit, dict] | None:
     kept = {i for i in move
             if any(j not in move and j != i_loop and _conflicts(_stmt_binds(body[i]), _stmt_reads(body[j]))
                    for j in range(i + 1, len(body)))}
-    for i in sorted(kept, reverse=True):  # what a kept statement reads stays before the loop too
+    work = sorted(kept)
+    while work:  # what a kept statement reads stays before the loop too
+        i = work.pop()
         for k in move:
-            if k < i and _conflicts(_stmt_binds(body[k]), _stmt_reads(body[i])):
+            if k < i and k not in kept and _conflicts(_stmt_binds(body[k]), _stmt_reads(body[i])):
                 kept.add(k)
+                work.append(k)
     source = ctx.source
     first_inner = loop.body.body[0]
     inner_span = ctx.span(first_inner, top)
