@@ -19,12 +19,21 @@ TRACER_DIR = str(Path(gradguard.trace.__file__).parent)
 EXCEPTION_LINE = re.compile(r"^[A-Za-z_][\w.]*(Error|Exception|Failed|Exit|Interrupt)(: .*)?$")
 
 
-def run(tmp_path: Path, program: str, *args: str, traced: bool) -> subprocess.CompletedProcess:
+def start(tmp_path: Path, program: str, *args: str, traced: bool) -> subprocess.Popen:
     command = [sys.executable, str(PROGRAMS / program), *args]
     if traced:
         command[1:1] = ["-m", "gradguard.trace", "--output", str(tmp_path / "trace.json")]
     # From the programs' folder, so that the notes name them as `compiled.py:13`
-    return subprocess.run(command, cwd=PROGRAMS, capture_output=True, text=True, timeout=300)
+    return subprocess.Popen(command, cwd=PROGRAMS, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def finished(proc: subprocess.Popen) -> subprocess.CompletedProcess:
+    try:
+        out, err = proc.communicate(timeout=300)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        raise
+    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
 
 
 def exceptions(stderr: str) -> list[str]:
@@ -33,8 +42,9 @@ def exceptions(stderr: str) -> list[str]:
 
 def same_behaviour(tmp_path: Path, program: str, *args: str) -> tuple[subprocess.CompletedProcess, dict]:
     """The traced run (after checking it against the plain one) and its trace.json."""
-    plain = run(tmp_path, program, *args, traced=False)
-    traced = run(tmp_path, program, *args, traced=True)
+    # Side by side: each run is mostly torch's import.
+    plain_proc, traced_proc = (start(tmp_path, program, *args, traced=flag) for flag in (False, True))
+    plain, traced = finished(plain_proc), finished(traced_proc)
     assert traced.returncode == plain.returncode, (plain.stderr[-3000:], traced.stderr[-3000:])
     assert traced.stdout == plain.stdout
     assert exceptions(traced.stderr) == exceptions(plain.stderr), traced.stderr[-3000:]
