@@ -204,3 +204,154 @@ def test_a_step_inside_a_helper_gets_the_recipe_with_the_programs_names():
         "`backward()` on line 17 still needs it. After the step, compute `d_fake = D(fake)` (line 14) again and "
         "`g_loss` from it; where the stepped model's own loss reads another model's output, pass it `.detach()`. "
         "(`.detach()` alone still raises; moving the backward before the step makes the step use its gradient too.)")
+
+
+# ---------------------------------------------------------------- GG404: a backward through a freed graph
+def gg404(text: str):
+    found = [f for f in ENGINE.check(text, "t.py").findings if f.code == "GG404"]
+    assert len(found) == 1, found
+    return found[0]
+
+
+def fixed_clean(text: str) -> str:
+    """`--fix --unsafe-fixes` leaves no GG4xx finding and the program runs."""
+    result = check_one("t.py", text, Config(), "en", "unsafe", 10**7)
+    assert not [f for f in result.findings if f.code.startswith("GG4")], result.fixed_text
+    exec(compile(result.fixed_text, "t.py", "exec"), {"__name__": "__main__"})
+    return result.fixed_text
+
+
+FEATURES_BEFORE_LOOP = """\
+import torch
+from torch import nn
+
+torch.manual_seed(0)
+encoder, head = nn.Linear(4, 6), nn.Linear(6, 1)
+opt = torch.optim.SGD([*encoder.parameters(), *head.parameters()], lr=0.1)
+x = torch.randn(5, 4)
+z = torch.sigmoid(encoder(x))  # features
+for y in [torch.randn(5, 1) for _ in range(3)]:
+    loss = ((head(z) - y) ** 2).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+"""
+
+
+def test_a_forward_before_the_loop_moves_into_it_when_the_loop_trains_it():
+    fix = gg404(FEATURES_BEFORE_LOOP).fix
+    assert fix.message == ("Move line 8 into the loop on line 9 (unsafe: every iteration runs that forward again, "
+                           "from the current weights)")
+    line = "z = torch.sigmoid(encoder(x))  # features\n"
+    expected = FEATURES_BEFORE_LOOP.replace(line, "").replace(
+        "for y in [torch.randn(5, 1) for _ in range(3)]:\n",
+        "for y in [torch.randn(5, 1) for _ in range(3)]:\n    " + line)
+    assert apply(FEATURES_BEFORE_LOOP, fix) == expected
+    assert fixed_clean(FEATURES_BEFORE_LOOP) == expected
+
+
+TEACHER_LABELS = """\
+import torch
+from torch import nn
+
+torch.manual_seed(0)
+teacher, student = nn.Linear(3, 1), nn.Linear(3, 1)
+opt = torch.optim.SGD(student.parameters(), lr=0.1)
+inputs = torch.randn(8, 3)
+labels = teacher(inputs)
+for _ in range(3):
+    loss = ((student(inputs) - labels) ** 2).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+"""
+
+
+def test_labels_from_a_model_nothing_trains_keep_their_graph_and_the_title_names_the_lighter_detach():
+    fix = gg404(TEACHER_LABELS).fix
+    assert fix.message == ("Keep that graph for every iteration: `loss.backward(retain_graph=True)` (unsafe: its "
+                           "saved tensors stay in memory; if nothing should train what made it, "
+                           "`teacher(inputs).detach()` is lighter)")
+    assert fixed_clean(TEACHER_LABELS) == TEACHER_LABELS.replace("    loss.backward()\n",
+                                                                 "    loss.backward(retain_graph=True)\n")
+
+
+TWO_HEADS = """\
+import torch
+from torch import nn
+
+torch.manual_seed(0)
+trunk, head_a, head_b = nn.Linear(4, 8), nn.Linear(8, 1), nn.Linear(8, 1)
+opt = torch.optim.SGD([*trunk.parameters(), *head_a.parameters(), *head_b.parameters()], lr=0.1)
+feats = torch.tanh(trunk(torch.randn(3, 4)))
+loss_a = head_a(feats).pow(2).mean()
+loss_b = head_b(feats).abs().mean()
+opt.zero_grad()
+loss_a.backward()
+loss_b.backward()
+opt.step()
+"""
+
+
+def test_two_losses_on_one_trunk_keep_the_graph_for_the_second_and_say_what_it_costs():
+    finding = gg404(TWO_HEADS)
+    assert finding.fix.message == ("Keep the graph for the second backward: `loss_a.backward(retain_graph=True)` "
+                                   "(unsafe: its saved tensors stay in memory until then)")
+    assert fixed_clean(TWO_HEADS) == TWO_HEADS.replace("loss_a.backward()\n", "loss_a.backward(retain_graph=True)\n")
+
+
+GAN_D_THEN_G = """\
+import torch
+from torch import nn
+
+torch.manual_seed(0)
+netG = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2))
+netD = nn.Sequential(nn.Linear(2, 8), nn.ReLU(), nn.Linear(8, 1))
+optG, optD = torch.optim.Adam(netG.parameters()), torch.optim.Adam(netD.parameters())
+for _ in range(2):
+    fake = netG(torch.randn(4, 4))
+    netD.zero_grad()
+    d_loss = netD(fake).mean() - netD(torch.randn(4, 2)).mean()
+    d_loss.backward()
+    optD.step()
+    netG.zero_grad()
+    g_loss = -netD(fake).mean()
+    g_loss.backward()
+    optG.step()
+"""
+
+
+def test_the_discriminator_loss_reads_the_fakes_detached():
+    fix = gg404(GAN_D_THEN_G).fix
+    assert fix.message == ("Read `fake.detach()` (unsafe: that loss no longer back-propagates into the model whose "
+                           "output it reads)")
+    assert fixed_clean(GAN_D_THEN_G) == GAN_D_THEN_G.replace("d_loss = netD(fake).mean()",
+                                                             "d_loss = netD(fake.detach()).mean()")
+
+
+POLICY_GRADIENT = """\
+import torch
+from torch import nn
+
+torch.manual_seed(0)
+policy = nn.Sequential(nn.Linear(4, 16), nn.ReLU(), nn.Linear(16, 2), nn.Softmax(dim=-1))
+opt = torch.optim.Adam(policy.parameters(), lr=1e-2)
+log_probs = []
+for episode in range(3):
+    for t in range(4):
+        dist = torch.distributions.Categorical(policy(torch.randn(4)))
+        log_probs.append(dist.log_prob(dist.sample()))
+    loss = -torch.stack(log_probs).sum()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+"""
+
+
+def test_log_probs_kept_across_episodes_are_cleared_after_the_backward():
+    finding = gg404(POLICY_GRADIENT)
+    assert "Clear what holds it after each `backward()` (for example `del log_probs[:]`)" in finding.message
+    assert finding.fix.message == ("Add `del log_probs[:]` after this backward (unsafe: later backwards no longer "
+                                   "reach earlier episodes' entries)")
+    assert fixed_clean(POLICY_GRADIENT) == POLICY_GRADIENT.replace(
+        "    loss.backward()\n", "    loss.backward()\n    del log_probs[:]\n")

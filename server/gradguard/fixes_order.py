@@ -587,9 +587,10 @@ def _step_between(ctx, problem):
         return None
     f_line, u_line = ctx.line(freed, top), ctx.line(use, top)
     for call in _calls(tree):
-        if isinstance(call.func, cst.Attribute) and call.func.attr.value == "step" and not call.args:
+        if isinstance(call.func, cst.Attribute) and call.func.attr.value.endswith("step"):
             if f_line < ctx.line(call, top) < u_line:
-                return call
+                # `first_step(...)` (SAM) and other custom steps update weights too, but cannot be recomputed after
+                return call if call.func.attr.value == "step" and not call.args else None
     return False
 
 

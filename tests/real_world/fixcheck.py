@@ -26,13 +26,16 @@ Where gradguard's fix legitimately differs from the hand fix, the manifest row s
                                    the fix computes matches the hand fix's, which may fill more leaves (those behind
                                    the fix's detach(): the hand fix lets the step's own loss fill another model's
                                    .grad, then zeroes or ignores it)
+              | "retain"           every backward value agrees, in order; after the first backward every gradient
+                                   of the hand fix is among the fix's, which may fill more (the fix keeps a graph
+                                   with retain_graph=True where the hand fix built it under no_grad)
               | "first-backward"   the first backward's value agrees, the gradients after it as for "detach", and
                                    both programs call backward() equally often (later values see other weights or
                                    other draws: the hand fix moved a step, or drew new noise, where the fix
                                    recomputes)
-              | "runs"             runs clean and calls backward() as often as the hand fix, and every leaf that got a
-                                   gradient in the hand fix gets one (verify.py's "trains" multiset): the hand fix
-                                   reorders the updates (G before D), so no value is shared
+              | "runs"             runs clean, and every leaf that got a gradient in the hand fix gets one (verify.py's
+                                   "trains" multiset): the hand fix reorders the updates (G before D) or sums two
+                                   losses into one backward, so no value is shared
 Each program runs in a worker subprocess (2 in parallel by default); a program gets --timeout seconds (SIGALRM in
 the worker, and the worker is killed when no result arrives in time), so hostile code cannot hang the check.
 Prints one row per rule and ONE summary line at the end. Exit status 0 (a measurement); 2 on a usage error.
@@ -61,7 +64,7 @@ import verify  # noqa: E402
 
 REPO = verify.ROOT.parent.parent
 RTOL, ATOL = 1e-4, 1e-6
-PROMISES = ("same", "detach", "first-backward", "runs")
+PROMISES = ("same", "detach", "retain", "first-backward", "runs")
 MAX_CALLS = 2000  # backward calls recorded per program (the corpus programs make a few dozen)
 MAX_VALUES = 4096  # elements recorded per tensor; the rest are summed into one more number
 
@@ -120,17 +123,24 @@ def _grads_match(ours: list, ref: list, subset: bool = False) -> str | None:
 
 def compare(ours: Trace, ref: Trace, promise: str = "same") -> str | None:
     """Why `ours` does not train like `ref` under `promise` (None: it does)."""
-    if ours.backward_calls != ref.backward_calls:
-        return f"backward() called {ours.backward_calls} times, hand fix {ref.backward_calls}"
     if promise == "runs":
         lost = Counter(ref.trained) - Counter(ours.trained)
         return f"lost gradients {sorted(lost.elements())}" if lost else None
-    values = ours.backward_values if promise == "same" else ours.backward_values[:1]
+    if ours.backward_calls != ref.backward_calls:
+        return f"backward() called {ours.backward_calls} times, hand fix {ref.backward_calls}"
+    if promise == "retain":
+        first = _grads_match(ref.first_grads, ours.first_grads, subset=True)
+        if first:
+            return "the hand fix's gradients after the first backward are not all among the fix's"
+        promise = "same-values"
+    values = ours.backward_values if promise in ("same", "detach", "same-values") else ours.backward_values[:1]
     for i, (a, b) in enumerate(zip(values, ref.backward_values)):
         if not _close(a, b):
             got = a[1][0] if a[1] else None
             want = b[1][0] if b[1] else None
             return f"backward #{i + 1} on a different value ({got!r} vs hand fix {want!r})"
+    if promise == "same-values":
+        return None
     return _grads_match(ours.first_grads, ref.first_grads, subset=promise != "same")
 
 

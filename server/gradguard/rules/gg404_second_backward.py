@@ -116,6 +116,9 @@ def check(ctx):
                 f"这个 `backward()` 经过第 {s_line} 行建立的计算图（`{op}` 在那里保存了张量），而第 {f_line} 行的 "
                 f"`backward()` 已经释放了它。请把损失相加后只调用一次 `backward()`，或者重新计算共享的部分。")
         fix = _fix(ctx, groups[(id(problem.use), id(problem.detail.get("freed_by")))])
+        if fix is not None and problem.detail.get("earlier_pass") and "`del " in fix.message:
+            # the container this program keeps, not the example's
+            message = message.replace("`del self.log_probs[:]`", fix.message[fix.message.index("`del "):].split(" after")[0])
         if fix is not None:
             message = message.rstrip(".") + ". " + ctx.t(f"Fix: {fix.message[:1].lower()}{fix.message[1:]}.",
                                                           f"修复：{fix.message}。")
