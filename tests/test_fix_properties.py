@@ -213,10 +213,14 @@ def _rewritten(tree: ast.AST) -> set[int]:
     """ids of what a fix may rewrite inside an edit: an in-place call (`y.add_(1)`, `F.relu_(h)`), its callee, a
     call with `out=` (its `out` value becomes the assignment's target), the `True` of `inplace=True` /
     `nn.ReLU(True)`, `torch.inference_mode()` (GG106/GG107 make it `torch.no_grad()`), and the `y.data` a write
-    goes through with what holds it (GG501 writes a tracked copy: `y.data[m] = 0` -> `y = y.clone(); y[m] = 0`)."""
+    goes through with what holds it (GG501 writes a tracked copy: `y.data[m] = 0` -> `y = y.clone(); y[m] = 0`), and
+    the `True` of `m.inplace = True`."""
     ids: set[int] = set()
     for node in ast.walk(tree):
         written = None
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Attribute) and t.attr == "inplace"
+                                                for t in node.targets):
+            ids.add(id(node.value))  # `m.inplace = True` set after the layers were built (GG202)
         if isinstance(node, (ast.Assign, ast.AugAssign)):
             for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
                 base = target.value if isinstance(target, ast.Subscript) else target

@@ -509,3 +509,59 @@ def _function_holding(top, stmt):
             inner = holder
         stack.extend((child, inner) for child in node.children)
     return None
+
+
+# The reasons in Chinese: each English clause above, its code spans kept.
+_C = r"(`[^`]*`)"
+_ZH = [
+    (rf"^{_C} is a loop variable \(the tensor is also an item of what the loop walks\)", r"\1 是循环变量（该张量也是循环所遍历对象的元素）"),
+    (rf"^{_C} is bound to another name or an attribute", r"\1 被绑定到另一个名字或属性"),
+    (rf"^{_C} is bound to another name or handed on", r"\1 被绑定到另一个名字或被传出"),
+    (rf"^{_C} is iterated \(its rows are views\)", r"\1 被遍历（它的各行是视图）"),
+    (rf"^{_C} is kept by a decorator or a default value", r"\1 被装饰器或默认值保存"),
+    (rf"^{_C} is returned by a lambda", r"\1 被 lambda 返回"),
+    (rf"^{_C} is returned", r"\1 被返回"),
+    (rf"^{_C} is used as a context manager", r"\1 被用作上下文管理器"),
+    (rf"^{_C} is used in a way the proof cannot follow", r"\1 的用法无法被证明跟踪"),
+    (rf"^{_C} is a parameter \(the caller's tensor would no longer be modified\)", r"\1 是参数（调用方的张量将不再被修改）"),
+    (rf"^{_C} is a global variable", r"\1 是全局变量"),
+    (rf"^{_C} is a nonlocal variable", r"\1 是 nonlocal 变量"),
+    (rf"^{_C} is bound by an import", r"\1 由 import 绑定"),
+    (rf"^{_C} is passed to {_C} \(it may keep a reference\)", r"\1 被传给 \2（它可能保留引用）"),
+    (rf"^{_C} is stored in a container", r"\1 被存入容器"),
+    (rf"^{_C} is also the name of a function", r"\1 也是一个函数的名字"),
+    (rf"^{_C} is also the name of a class", r"\1 也是一个类的名字"),
+    (rf"^{_C} is bound by a `with` statement", r"\1 由 `with` 语句绑定"),
+    (rf"^{_C} is bound by an `except` clause", r"\1 由 `except` 子句绑定"),
+    (rf"^{_C} is captured by a nested function or lambda", r"\1 被嵌套函数或 lambda 捕获"),
+    (rf"^{_C} is not bound in this scope before the write", r"\1 在写入之前没有在此作用域中绑定"),
+    (rf"^{_C} is unpacked from another value \(it may be one of its views\)", r"\1 是从另一个值解包得到的（可能是它的视图之一）"),
+    (rf"^a function of this module reads {_C} and may keep it", r"本模块的某个函数读取 \1 并可能保留它"),
+    (r"^a `from \.\.\. import \*` may bind it", r"`from ... import *` 可能绑定它"),
+    (r"^it is bound to an `out=` tensor", r"它被绑定到 `out=` 张量"),
+    (rf"^it is bound to `\.([^`]*)\(\)` of another tensor, which may share its memory", r"它被绑定到另一个张量的 `.\1()`，可能共享内存"),
+    (rf"^it is bound to the result of {_C}, which may share its argument's memory", r"它被绑定到 \1 的结果，可能与参数共享内存"),
+    (rf"^it is bound to what {_C} returns, which may be a tensor kept elsewhere", r"它被绑定到 \1 的返回值，可能是保存在别处的张量"),
+    (rf"^it is bound to another name \({_C}\), which still refers to the same tensor", r"它被绑定到另一个名字（\1），仍指向同一个张量"),
+    (rf"^it is bound to an attribute \({_C}\), which still refers to the same tensor", r"它被绑定到属性（\1），仍指向同一个张量"),
+    (rf"^it is bound to an item or a slice \({_C}\), which still refers to the same tensor", r"它被绑定到元素或切片（\1），仍指向同一个张量"),
+    (rf"^it is bound to {_C}, which the proof cannot follow", r"它被绑定到 \1，证明无法跟踪"),
+    (r"^the statement around it is not one the proof follows", r"它所在的语句不在证明能跟踪的范围内"),
+    (r"^the write is not in the scope the proof walked", r"写入不在证明所检查的作用域中"),
+    (r"^the function is written on one line", r"函数写在一行上"),
+    (r"^the write runs inside a function called from here", r"写入发生在从这里调用的函数中"),
+    (r"^the module's other statements are not known", r"模块的其他语句未知"),
+    (r"^part of the file did not parse", r"文件的一部分无法解析"),
+    (r" in a loop that writes it again$", r"，且所在循环会再次写入它"),
+]
+
+
+def zh_reason(reason: str) -> str:
+    """The reason in Chinese (its leading clause and the loop suffix; code spans kept as they are)."""
+    import re
+
+    out = reason
+    for pattern, replacement in _ZH:
+        out = re.sub(pattern, replacement, out)
+    # a parenthesised detail after "may keep it (...)": translated the same way
+    return re.sub(r" \((.*)\)$", lambda m: "（" + zh_reason(m.group(1)) + "）", out)

@@ -7,7 +7,7 @@ import libcst as cst
 
 from .. import fixes
 from ..findings import Edit
-from ..rewrite_safety import unobservable_rebinding
+from ..rewrite_safety import unobservable_rebinding, zh_reason
 from . import RuleContext
 
 
@@ -116,7 +116,7 @@ def rebinding_risk(ctx: RuleContext, write, hint, rewrite_text: str) -> str | No
     if reason is None:
         return None
     return ctx.t(f"{reason}, and that reference would keep the old values",
-                 f"{reason}，那个引用会保留旧值")
+                 f"{zh_reason(reason)}，那个引用会保留旧值")
 
 
 def statement_of(ctx: RuleContext, node, hint):
@@ -188,7 +188,7 @@ def _call_input_risk(ctx: RuleContext, call, stmt, top) -> str | None:
     if reason is None:
         return None
     return ctx.t(f"{reason}, and that reference would keep the values before the activation",
-                 f"{reason}，那个引用将保留激活之前的值")
+                 f"{zh_reason(reason)}，那个引用将保留激活之前的值")
 
 
 def _inside_sequential_not_first(ctx: RuleContext, ctor, hint) -> bool:
@@ -275,6 +275,47 @@ def _dotted_name(node) -> str:
     if isinstance(node, cst.Attribute):
         return f"{_dotted_name(node.value)}.{node.attr.value}"
     return ""
+
+
+def indirect_inplace_flag(ctx: RuleContext, write) -> tuple[Edit, str] | None:
+    """Where an `inplace=True` layer gets its flag from somewhere else: `m.inplace = True` set on the modules of a
+    class after they were built, or `inplace=True` passed to a factory that builds the layer with `**params`
+    (`MLP(..., inplace=True)`). Returns the edit of that flag and the line it is on."""
+    if write.kind != "inplace_module" or write.module_ctor is None:
+        return None
+    ctor = write.module_ctor
+    holders = [cls for _, cls in _classes(ctx) if any(n is ctor for n in _walk(cls))]
+    everything = [top for pb in ctx.locator.blocks for top in pb.module.body]
+    for scope in holders[:1] + everything:  # the layer's own class first
+        for node in _walk(scope):
+            if isinstance(node, cst.Assign) and len(node.targets) == 1 and _is_true(node.value):
+                target = node.targets[0].target
+                if isinstance(target, cst.Attribute) and target.attr.value == "inplace":
+                    edit = ctx.replace_node(node.value, None, "False")
+                    if edit is not None:
+                        return edit, ctx.t(f"`{ctx.code(target)} = False` on line {edit.span.start_line + 1}",
+                                           f"第 {edit.span.start_line + 1} 行的 `{ctx.code(target)} = False`")
+    calls = [call for call, _, _ in write.call_chain]
+    if write.top is not None:
+        calls += [n for n in _walk(write.top) if isinstance(n, cst.Call)]
+    if holders:  # where the class is built: `MLP(3, [3, 3], inplace=True)`
+        name = holders[0].name.value
+        calls += [n for top in everything for n in _walk(top) if isinstance(n, cst.Call)
+                  and isinstance(n.func, cst.Name) and n.func.value == name]
+    for call in calls:
+        if not isinstance(call, cst.Call):
+            continue
+        for arg in call.args:
+            if arg.keyword is not None and arg.keyword.value == "inplace" and _is_true(arg.value):
+                edit = ctx.replace_node(arg.value, None, "False")
+                if edit is not None:
+                    return edit, ctx.t(f"`inplace=False` in the call on line {edit.span.start_line + 1}",
+                                       f"第 {edit.span.start_line + 1} 行调用中的 `inplace=False`")
+    return None
+
+
+def _is_true(node) -> bool:
+    return isinstance(node, cst.Name) and node.value == "True"
 
 
 def set_inplace_false(ctx: RuleContext, call, hint) -> Edit | None:

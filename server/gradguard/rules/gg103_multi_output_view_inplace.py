@@ -5,7 +5,7 @@ import libcst as cst
 
 from . import Rule, make_fix
 from .. import fixes
-from ._common import (MULTI_VIEW_TAIL, inplace_false, inplace_flag_risk, multi_view_error, name_of, out_of_place_rewrite,
+from ._common import (MULTI_VIEW_TAIL, indirect_inplace_flag, inplace_false, inplace_flag_risk, multi_view_error, name_of, out_of_place_rewrite,
                       value_dropped)
 
 RULE = Rule(
@@ -85,7 +85,9 @@ def _fix(ctx, write, tensor, hint):
     if write.kind in ("inplace_arg", "inplace_module"):
         flag = inplace_false(ctx, write, hint)
         if flag is None:
-            return None
+            indirect = indirect_inplace_flag(ctx, write)
+            return make_fix("unsafe", ctx.t(f"Set {indirect[1]} (unsafe: the base tensor is no longer modified)",
+                                            f"改为 {indirect[1]}（不安全：基张量不再被修改）"), indirect[0]) if indirect else None
         risk = inplace_flag_risk(ctx, write, hint)
         unsafe = ctx.t(f" (unsafe: {risk})", f"（不安全：{risk}）") if risk else ""
         text = flag[1] and ctx.t(f"Rewrite as `{flag[1]}`", f"改写为 `{flag[1]}`")

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from . import Rule, make_fix
-from ._common import (inplace_flag_risk, STALE_ERROR, STALE_MATCH, inplace_false, stale_error, saved_name, stale_timeline, use_phrase,
+from ._common import (indirect_inplace_flag, inplace_flag_risk, STALE_ERROR, STALE_MATCH, inplace_false, stale_error, saved_name, stale_timeline, use_phrase,
                       value_dropped)
 
 RULE = Rule(
@@ -68,6 +68,10 @@ def check(ctx):
                            flag[0])
         elif flag is not None:  # the call stood alone: its result is re-bound to the name
             fix = make_fix(applicability, ctx.t(f"Rewrite as `{flag[1]}`{unsafe}", f"改写为 `{flag[1]}`{unsafe}"), flag[0])
+        elif (indirect := indirect_inplace_flag(ctx, write)) is not None:
+            fix = make_fix("unsafe", ctx.t(
+                f"Set {indirect[1]} (unsafe: every layer that flag reaches stops working in place; values stay the same)",
+                f"改为 {indirect[1]}（不安全：该标志影响到的每一层都不再原地计算；数值不变）"), indirect[0])
         s_line = ctx.line(save.node, save.top or hint)
         dropout = "Dropout" in write.op or "dropout" in write.op
         when = ctx.t(" whenever dropout is active (training mode, p > 0)", "（只要 dropout 生效：训练模式且 p > 0）") if dropout else ""
