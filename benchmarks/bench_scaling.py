@@ -5,8 +5,8 @@
 Shapes (each a realistic program with a bug in it, grown along one axis):
   loop-pairs      a training loop whose body re-binds a name and writes it by index, N pairs
                   (`h = h.exp()`, `h[0] = 0`: one GG201 per pair, a backward and a step per pass)
-  loop-branches   a training function whose loop body binds N names, each written under an `if` of its own
-                  (`h3 = h.sigmoid()`, `if ...: h3[0] = 0`, `h = h + h3`: one GG201 per name)
+  loop-branches   a training loop whose body binds N names, each written under an `if` of its own
+                  (`a3 = h.sigmoid()`, `if b: a3[0] = 0`, `h = h + a3`: one GG201 per name)
   layer-rows      a model whose `nn.Sequential(...)` literal has N rows of `nn.Linear(8, 8), nn.ReLU(inplace=True)`
                   (its output, saved by the last ReLU, is then written by `x += 1`) and an `nn.ModuleList([...])` of
                   N `nn.Linear` rows walked in forward (more than 16 listed rows are children of unknown kind)
@@ -42,14 +42,13 @@ def loop_pairs(n: int) -> str:
 
 
 def loop_branches(n: int) -> str:
-    # N names, each written on one arm of its own `if`: a branch used to copy and join every name of the scope
-    lines = ["import torch", "", "", "def train(w, opt, data):", "    for batch in data:", "        h = w * batch"]
+    # N names, each written on one arm of its own `if`: a branch used to copy and join every name of the scope.
+    # Module-level statements (4 columns) so that 10,000 of them stay under the parser's 800,000-character guard.
+    lines = ["import torch", "", "w = torch.randn(8, requires_grad=True)", "opt = torch.optim.SGD([w], lr=0.1)",
+             "for batch in torch.randn(4, 8):", "    h = w * batch", "    b = batch.sum() > 0"]
     for i in range(n):
-        lines += [f"        h{i} = h.sigmoid()", "        if batch.sum() > 0:", f"            h{i}[0] = 0",
-                  f"        h = h + h{i}"]
-    lines += ["        h.sum().backward()", "        opt.step()", "", "",
-              "w = torch.randn(8, requires_grad=True)", "train(w, torch.optim.SGD([w], lr=0.1), torch.randn(4, 8))",
-              ""]
+        lines += [f"    a{i} = h.sigmoid()", "    if b:", f"        a{i}[0] = 0", f"    h = h + a{i}"]
+    lines += ["    h.sum().backward()", "    opt.step()", ""]
     return "\n".join(lines)
 
 
