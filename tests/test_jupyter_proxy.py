@@ -125,3 +125,21 @@ def test_the_spec_runs_the_proxy_in_front_of_the_users_python_server(monkeypatch
     assert alone["argv"] == [sys.executable, "-m", "gradguard", "server"]
     assert alone["requires_documents_on_disk"] is False
     assert json.loads(json.dumps(alone)) == alone  # jupyter-lsp serves the spec as JSON
+
+
+async def test_a_server_behind_that_exits_at_once_leaves_gradguard_answering(tmp_path):
+    argv = [sys.executable, "-m", "gradguard.jupyter", "--with", "broken", "--", sys.executable, "-c", "raise SystemExit(3)"]
+    process = await asyncio.create_subprocess_exec(*argv, stdin=-1, stdout=-1, cwd=tmp_path)
+    editor = Editor(process)
+    init = await editor.request("initialize", {"processId": None, "rootUri": tmp_path.as_uri(), "capabilities": {},
+                                               "initializationOptions": {"settings": {"jedi": {"enable": False}}}})
+    assert init["result"]["serverInfo"]["name"] == "gradguard"  # its own answer, not the dead one's
+    assert init["result"]["capabilities"]["hoverProvider"]
+    editor.send({"method": "initialized", "params": {}})
+    editor.send({"method": "textDocument/didOpen", "params": {"textDocument": {
+        "uri": f"{tmp_path.as_uri()}/train.py", "languageId": "python", "version": 1, "text": PROGRAM}}})
+    published = await editor.receive(lambda m: m.get("method") == "textDocument/publishDiagnostics" and m["params"]["diagnostics"])
+    assert [d["code"] for d in published["params"]["diagnostics"]] == ["GG101"]
+    assert (await editor.request("shutdown", {}))["result"] is None
+    editor.send({"method": "exit"})
+    assert await asyncio.wait_for(process.wait(), 20) == 0

@@ -17,6 +17,7 @@ import itertools
 import json
 import os
 import sys
+import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any, Optional
@@ -208,8 +209,9 @@ class Proxy:
         self.backends[name].alive = False
         for request_id in list(self.pending):
             pending = self.pending[request_id]
-            if name in pending.waiting:
-                self.answer(name, {"jsonrpc": "2.0", "id": request_id, "result": None})
+            if name in pending.waiting:  # an error, so that its missing capabilities and hovers are left out
+                self.answer(name, {"jsonrpc": "2.0", "id": request_id,
+                                   "error": {"code": -32603, "message": f"{name} exited"}})
         for uri, per_backend in list(self.diagnostics.items()):
             if per_backend.get(name):  # its squiggles go; the other server's stay
                 self.from_backend(self.backends[name], {"jsonrpc": "2.0", "method": "textDocument/publishDiagnostics",
@@ -285,8 +287,22 @@ def merge_hovers(hovers: list) -> Optional[dict]:
 async def run(primary_name: str = "", primary_argv: Optional[list] = None, virtual_dir: str = "") -> int:
     """Relays between the editor on stdin/stdout and gradguard's server (plus `primary_argv`, if given)."""
     loop = asyncio.get_running_loop()
+    # The editor's stdin is read on a thread: asyncio cannot watch a console or pipe stdin on Windows.
     client_in = asyncio.StreamReader()
-    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(client_in), sys.stdin)
+
+    def read_stdin() -> None:  # os.read: a thread blocked in sys.stdin's reader would hold its lock at exit
+        fd = sys.stdin.fileno()
+        while True:
+            try:
+                chunk = os.read(fd, 65536)
+            except OSError:
+                chunk = b""
+            if not chunk:
+                loop.call_soon_threadsafe(client_in.feed_eof)
+                return
+            loop.call_soon_threadsafe(client_in.feed_data, chunk)
+
+    threading.Thread(target=read_stdin, name="editor-stdin", daemon=True).start()
     out = sys.stdout.buffer
 
     trace_path = os.environ.get("GRADGUARD_JUPYTER_TRACE")  # a file to log the traffic to, for debugging
