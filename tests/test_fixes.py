@@ -168,10 +168,15 @@ def test_unpacked_lstm_pair_is_detached_whole_in_one_pass():
     trains(fixed)
 
 
-def test_no_fix_when_a_continue_could_skip_the_detach():
+def test_when_a_continue_could_skip_the_end_of_the_body_the_state_is_detached_where_it_is_read():
     text = (RNN_CELL + "    h = cell(x, h)\n    loss = head(h).pow(2).sum()\n" + STEP
             + "    if loss.item() > 1e9:\n        continue\n    print(loss.item())\n")
-    assert only(text, "GG403").fix is None
+    finding = only(text, "GG403")
+    assert [e.new_text for e in finding.fix.edits] == ["h.detach()"]
+    fixed = fixed_with(text, finding)
+    assert "    h = cell(x, h.detach())\n" in fixed
+    assert not ENGINE.check(fixed, "t.py").findings
+    trains(fixed)
 
 
 def test_learned_initial_state_keeps_its_gradient():

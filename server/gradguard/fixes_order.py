@@ -922,3 +922,45 @@ def _del_targets(node):
     target = node.target
     items = target.elements if isinstance(target, cst.Tuple) else [cst.Element(target)]
     return [cst.AssignTarget(e.value) for e in items if isinstance(e.value, cst.Subscript)]
+
+
+# ---------------------------------------------------------------- GG402/GG403: carried state, detached where it is read
+def detach_carry_at_read(ctx, problem) -> tuple[Edit, str] | None:
+    """When no place re-binds the carried state for the next iteration (state kept on an object and returned by
+    `forward`, a `continue` that could skip the line, a running statistic): detach it where the next iteration first
+    reads it (`self.rnn(x, self.hidden)` -> `self.rnn(x, self.hidden.detach())`). Only for a read that is a tensor
+    (not a tuple or a `None` start) and the only read of that state in its statement."""
+    from .fixes import with_method
+
+    carry = problem.detail.get("carry")
+    read = getattr(carry, "use_node", None)
+    hint = getattr(carry, "use_top", None) or problem.top
+    if read is None or not isinstance(read, (cst.Name, cst.Attribute)):
+        return None
+    first = _value(ctx, read)
+    if first is None:
+        return None  # a tuple, or None on the first pass: `.detach()` would not apply (a first value without a graph
+        # is still a tensor, and detaching it changes nothing)
+    if first.requires_grad and first.is_leaf is not False:
+        return None  # a learned initial state (`h0 = nn.Parameter(...)`): detaching the read would stop training it
+    tree = _tree_of(ctx, [read], hint)
+    stmt = _statement_of(read, _parents(tree)) if tree is not None else None
+    if stmt is None:
+        return None
+    name = _dotted(read)
+    same = [n for n in _names_and_attrs(stmt) if _dotted(n) == name]
+    if len(same) - len(_full_binds(stmt) & {name}) != 1:
+        return None  # read twice in that statement: detaching one read leaves the other on the old graph
+    return with_method(ctx, read, hint, "detach")
+
+
+def _names_and_attrs(node) -> list:
+    out, stack = [], [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, (cst.Name, cst.Attribute)) and _dotted(n):
+            out.append(n)
+            if isinstance(n, cst.Attribute):
+                continue  # `self.hidden` once, not `self` again
+        stack.extend(n.children)
+    return out

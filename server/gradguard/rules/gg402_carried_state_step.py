@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from . import Rule, make_fix
+from ..fixes_order import detach_carry_at_read
 from ._common import STALE_ERROR, STALE_MATCH, detach_carry_fix, stale_error, stale_timeline, weight_save_notes
 
 RULE = Rule(
@@ -69,7 +70,7 @@ def check(ctx):
         if not claims(problem):
             continue
         save, write, hint = problem.save, problem.write, problem.top
-        detached = detach_carry_fix(ctx, problem)
+        detached = detach_carry_fix(ctx, problem) or detach_carry_at_read(ctx, problem)
         new = detached[1] if detached else f"{problem.carry_target}.detach()"
         fix = make_fix("unsafe", ctx.t(f"Carry `{new}` (cuts the graph: no gradient into earlier iterations)",
                                        f"改为携带 `{new}`（截断计算图：梯度不再流入之前的迭代）"),
