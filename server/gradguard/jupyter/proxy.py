@@ -154,7 +154,8 @@ class Proxy:
         if method == "workspace/executeCommand":
             command = message.get("params", {}).get("command")
             owners = [b for b in live if command in b.capabilities.get("executeCommandProvider", {}).get("commands", [])]
-            return owners[:1]
+            if owners:
+                return owners[:1]
         primary = self.backends.get(self.primary)
         return [primary] if primary is not None and primary.alive else live[:1]
 
