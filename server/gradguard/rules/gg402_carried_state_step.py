@@ -43,8 +43,11 @@ RULE = Rule(
               "tuple(s.detach() for s in state)` for LSTM state, so a `state = None` start still works); when the "
               "rest of the iteration still computes the loss from `h` (`h = cell(x, h)`), that line goes at the "
               "end of the loop body, so every iteration's gradients still reach the model. State kept on the "
-              "object across calls (`self.hidden` re-bound in `forward`) is detached right after that line. No fix "
-              "is offered when a `continue` could skip it or the method returns the state. "
+              "object across calls (`self.hidden` re-bound in `forward`) is detached right after that line. When a `continue` "
+              "could skip that line, the method returns the state, or a running statistic is updated in "
+              "place of a re-binding, the state is detached where the next iteration first reads it "
+              "(`self.rnn(x, self.hidden.detach())`); no fix for a tuple or `None` start there, nor for a "
+              "learned initial state. "
               "Unsafe: gradients no longer flow into earlier iterations (which the "
               "original could never compute anyway, because it raises).",
         "zh": "在携带的状态进入下一轮迭代的地方调用 `detach()`，而不是对计算损失所用的值：`h = h_next` 改为 `h = h_next.detach()`；"
@@ -52,7 +55,7 @@ RULE = Rule(
               "LSTM 状态用 `state = tuple(s.detach() for s in state)`，因此从 `state = None` 开始也能运行）；"
               "如果本轮之后的代码仍用 `h` 计算损失（`h = cell(x, h)`），这一行放在循环体末尾，每一轮的梯度仍能到达模型。"
               "保存在对象上、跨调用携带的状态（在 `forward` 中重新绑定的 `self.hidden`）在那一行之后立即调用 `detach()`。"
-              "若 `continue` 可能跳过它，或方法返回了该状态，则不提供修复。"
+              "若 `continue` 可能跳过那一行、方法返回了该状态，或者是就地更新的滑动统计量，则在下一轮第一次读取该状态的地方调用 `detach()`（`self.rnn(x, self.hidden.detach())`）；那里若是元组或以 `None` 开始，或者是可学习的初始状态，则不提供修复。"
               "不安全修复：梯度不再流入之前的迭代（原代码也算不出这些梯度，因为它会报错）。",
     },
     runtime_error=STALE_ERROR,

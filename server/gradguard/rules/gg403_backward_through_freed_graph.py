@@ -38,15 +38,18 @@ RULE = Rule(
               "tuple(s.detach() for s in state)` for LSTM state, so a `state = None` start still works); when the "
               "rest of the iteration still computes the loss from `h` (`h = cell(x, h)`), that line goes at the "
               "end of the loop body, so every iteration's gradients still reach the model. State kept on the "
-              "object across calls (`self.hidden` re-bound in `forward`) is detached right after that line. No fix "
-              "is offered when a `continue` could skip it or the method returns the state. Unsafe: gradients no "
+              "object across calls (`self.hidden` re-bound in `forward`) is detached right after that line. When a `continue` "
+              "could skip that line, the method returns the state, or a running statistic is updated in "
+              "place of a re-binding, the state is detached where the next iteration first reads it "
+              "(`self.rnn(x, self.hidden.detach())`); no fix for a tuple or `None` start there, nor for a "
+              "learned initial state. Unsafe: gradients no "
               "longer flow into earlier iterations.",
         "zh": "在携带的状态进入下一轮迭代的地方调用 `detach()`，而不是对计算损失所用的值：`h = h_next` 改为 `h = h_next.detach()`；"
               "`out, h = rnn(x, h)` 之后加一行 `h = h.detach()`（`y, (h, c) = lstm(...)` 之后加 `h, c = h.detach(), c.detach()`；"
               "LSTM 状态用 `state = tuple(s.detach() for s in state)`，因此从 `state = None` 开始也能运行）；"
               "如果本轮之后的代码仍用 `h` 计算损失（`h = cell(x, h)`），这一行放在循环体末尾，每一轮的梯度仍能到达模型。"
               "保存在对象上、跨调用携带的状态（在 `forward` 中重新绑定的 `self.hidden`）在那一行之后立即调用 `detach()`。"
-              "若 `continue` 可能跳过它，或方法返回了该状态，则不提供修复。不安全修复：梯度不再流入之前的迭代。",
+              "若 `continue` 可能跳过那一行、方法返回了该状态，或者是就地更新的滑动统计量，则在下一轮第一次读取该状态的地方调用 `detach()`（`self.rnn(x, self.hidden.detach())`）；那里若是元组或以 `None` 开始，或者是可学习的初始状态，则不提供修复。不安全修复：梯度不再流入之前的迭代。",
     },
     runtime_error="Trying to backward through the graph a second time (or directly access saved tensors after they have "
                   "already been freed). Saved intermediate values of the graph are freed when you call .backward() or "
@@ -70,9 +73,11 @@ def check(ctx):
         name = problem.carry_target
         message = ctx.t(
             f"`{name}` carries this iteration's graph into the next one, but `backward()` on line {f_line} frees it; the "
-            f"next `backward()` (line {b_line}) goes through it again and fails. Carry `{new}`.",
+            f"next `backward()` (line {b_line}) goes through it again and fails. Carry `{new}`. (`retain_graph=True` "
+            f"instead keeps every iteration's graph in memory, and the first `step()` turns this into GG402.)",
             f"`{name}` 把这一轮的计算图带进下一轮，但第 {f_line} 行的 `backward()` 释放了它；下一轮的 `backward()`（第 {b_line} 行）"
-            f"再次经过它并失败。请改为携带 `{new}`。")
+            f"再次经过它并失败。请改为携带 `{new}`。（若改用 `retain_graph=True`，每一轮的计算图都会留在内存中，"
+            f"而第一次 `step()` 就会把它变成 GG402。）")
         related = []
         if freed_by is not None:
             related.append(ctx.related(freed_by, hint, ctx.t("this backward frees the graph", "这次反向传播释放了计算图")))
