@@ -240,6 +240,7 @@ async def test_a_3000_cell_notebook_opens_and_edits_with_each_cell_named_as_the_
         change=types.NotebookDocumentChangeEvent(cells=types.NotebookDocumentCellChanges(
             text_content=[edit_cell(cells[-1][1], 2, "with torch.no_grad():\n    w += 1\n")]))))
     assert list((await wait_publish(client, cells[-1][1], mark, version=2, timeout=120)).diagnostics) == []
+    assert [p.uri for _, p in client.published[mark:]] == [cells[-1][1]]  # the cells that did not change: nothing
     hover = await client.text_document_hover_async(types.HoverParams(
         text_document=text_id(cells[-1][1]), position=types.Position(line=1, character=4)))
     assert "created on line 2 of cell 1" in hover.contents.value

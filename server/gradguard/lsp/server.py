@@ -191,6 +191,7 @@ class GradguardServer(LanguageServer):
         self.tasks: dict[str, asyncio.Task] = {}
         self.analyses: dict[str, Analysis] = {}
         self.published: dict[str, set[str]] = {}  # key -> URIs that got diagnostics
+        self.cell_diagnostics: dict[str, tuple] = {}  # notebook cell URI -> (version, diagnostics) last published
         self.size_noticed: set[str] = set()
         self.config_cache: dict[str, Any] = {}  # directory -> Config
         self.config_errors: set[str] = set()
@@ -417,12 +418,18 @@ class GradguardServer(LanguageServer):
     def publish(self, key: str, snap: Snapshot, diagnostics: dict[str, list[types.Diagnostic]]) -> None:
         uris = {p.uri: p.version for p in snap.pieces}
         for uri in self.published.get(key, set()) - set(uris):
+            self.cell_diagnostics.pop(uri, None)
             self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
         traced = self.trace_diagnostics(snap) if self.trace.marks and not snap.is_notebook else []
         for uri, version in uris.items():
+            published = diagnostics.get(uri, []) + traced
+            if snap.is_notebook:
+                # A keystroke in one cell of a 3,000-cell notebook re-published every cell; send the changed ones.
+                if self.cell_diagnostics.get(uri) == (version, published):
+                    continue
+                self.cell_diagnostics[uri] = (version, published)
             self.text_document_publish_diagnostics(
-                types.PublishDiagnosticsParams(uri=uri, version=version,
-                                               diagnostics=diagnostics.get(uri, []) + traced)
+                types.PublishDiagnosticsParams(uri=uri, version=version, diagnostics=published)
             )
         self.published[key] = set(uris)
 
@@ -445,6 +452,7 @@ class GradguardServer(LanguageServer):
         self.analyses.pop(key, None)
         self.live_blocks.pop(key, None)
         for uri in set(uris) | self.published.pop(key, set()):
+            self.cell_diagnostics.pop(uri, None)
             self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 
     # ---- fix-all --------------------------------------------------------------------
