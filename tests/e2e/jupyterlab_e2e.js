@@ -195,6 +195,8 @@ async function main() {
     const labSettings = await getJson(`${base}/lab/api/settings/@jupyter-lsp/jupyterlab-lsp:plugin?token=${token}`);
     const rank = labSettings && labSettings.schema.properties.language_servers.default.gradguard;
     log(`jupyterlab-lsp default for gradguard: ${JSON.stringify(rank)}`);
+    // above the default 50 of every other server, so JupyterLab attaches gradguard (with pylsp behind it)
+    check(rank && rank.priority === 60, 'overrides.d/gradguard.json gives gradguard priority 60 in jupyterlab-lsp');
 
     browser = await chromium.launchPersistentContext(profile, {
       executablePath: CHROMIUM,
