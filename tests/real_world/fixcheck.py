@@ -15,7 +15,7 @@ score.py; its rule is the manifest's expected_code when that finding is among th
   runs clean    a temp copy fixed by `gradguard check --fix --unsafe-fixes` runs without an exception (silent family:
                 and no longer prints the manifest's error);
   trains same   the fixed copy and the hand fix bugs/<id>.fixed.py, run under the same seeds (torch.manual_seed(0),
-                random.seed(0), numpy.random.seed(0)), agree on
+                random.seed(0), numpy.random.seed(0), PYTHONHASHSEED=0 so that sets of strings iterate alike), agree on
                   - the value of every tensor backward() is called on, in order (Tensor.backward and
                     torch.autograd.backward are wrapped; one call is recorded once), and
                   - every leaf's gradient after the first backward (matched by shape, as a multiset),
@@ -301,7 +301,8 @@ def _run_queue(paths: list[str], timeout: int, python: str, results: dict, lock:
             out.touch()
             proc = subprocess.Popen([python, str(Path(__file__).resolve()), "--worker", str(job), str(out)],
                                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                                    text=True, cwd=tmp, start_new_session=True)
+                                    text=True, cwd=tmp, start_new_session=True,
+                                    env={**os.environ, "PYTHONHASHSEED": "0"})  # set order of strings, as seeds
             done, deadline, killed = 0, time.monotonic() + timeout + 30, False  # +30: torch's import
             while True:
                 lines = [ln for ln in out.read_text(encoding="utf-8").splitlines() if ln.strip()]
