@@ -304,8 +304,9 @@ def test_no_grad_view_is_built_with_grad_enabled_and_trains_like_both_outside():
 
 # ---------------------------------------------------------------- GG501
 @pytest.mark.parametrize("name", ["bad_1_smoothed_probs.py", "bad_2_tanh_data_relu.py", "bad_3_exp_rescale.py",
-                                  "bad_4_input_normalize_data.py"])
-def test_data_write_on_a_tracked_copy_gives_the_gradient_of_the_written_values(name):
+                                  "bad_4_input_normalize_data.py", "bad_5_alias_of_data.py",
+                                  "bad_6_scale_before_backward.py"])
+def test_data_write_fix_gives_the_gradient_the_program_checks_for(name):
     """Each bad example checks its own gradient against the one of the values it goes on to use, and prints
     "wrong gradient" when they differ: it does, and the fixed program does not."""
     from gradguard.rules import EXAMPLES_DIR
@@ -313,8 +314,13 @@ def test_data_write_on_a_tracked_copy_gives_the_gradient_of_the_written_values(n
     text = (EXAMPLES_DIR / "GG501" / name).read_text()
     finding = only(text, "GG501")
     assert finding.fix.applicability == "unsafe"
-    (edit,) = finding.fix.edits
-    assert edit.new_text.split("\n")[0].endswith(".clone()")
+    expected = {"bad_5_alias_of_data.py": ["out.data.clone()"],
+                "bad_6_scale_before_backward.py": ["", "x.data *= 10  # <- GG501\n"]}.get(name)
+    if expected is None:  # the write goes to a tracked copy
+        (edit,) = finding.fix.edits
+        assert edit.new_text.split("\n")[0].endswith(".clone()")
+    else:  # a copy at the alias; the write moved after backward()
+        assert [e.new_text for e in finding.fix.edits] == expected
     assert "wrong gradient" in run_program(text).stdout
     fixed = run_program(fixed_with(text, finding))
     assert fixed.clean and fixed.stdout == "", fixed

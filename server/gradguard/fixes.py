@@ -925,3 +925,37 @@ def drop_inplace_suffix(ctx, call, hint) -> tuple[Edit, str] | None:
     if not _same(_parse_expression(new), expected, original):
         return None
     return Edit(span, new), new
+
+
+# ---------------------------------------------------------------- a statement moved after the backward()
+def move_after(ctx, stmt, hint, after, after_hint, name: str) -> tuple[tuple[Edit, Edit], int] | None:
+    """Move the simple statement `stmt` to just after the statement `after` (later in the same block), when no
+    statement between them mentions `name`. Returns (the deletion, the insertion) and the line it lands after."""
+    span, target = ctx.span(stmt, hint), ctx.span(after, after_hint)
+    if span is None or target is None or not span.end_line < target.start_line:
+        return None
+    source = ctx.source
+    lines = source.lines
+    first = lines[span.start_line]
+    indent = first[:span.start_col]
+    if indent.strip() or lines[target.start_line][:len(indent)] != indent or \
+            lines[target.start_line][len(indent):len(indent) + 1].isspace() or target.end_line + 1 >= len(lines):
+        return None  # not the same block, or the backward is the file's last line without a newline
+    between = "\n".join(lines[span.end_line + 1:target.start_line])
+    import re
+
+    if re.search(rf"\b{re.escape(name)}\b", between):
+        return None  # something between reads or writes it: moving the write would change what it sees
+    for line in lines[span.end_line + 1:target.start_line]:
+        if line.strip() and not line.startswith(indent):
+            return None  # the block ends between them
+    body = "\n".join(lines[span.start_line:span.end_line + 1])
+    if has_comment_or_continuation(stmt, body) and "\\" in body:
+        return None
+    if _parse_statement(body[len(indent):]) is None:
+        return None
+    eol = "\r\n" if lines[target.end_line].endswith("\r") else "\n"  # the line ends of where it lands
+    moved = eol.join(line.removesuffix("\r") for line in lines[span.start_line:span.end_line + 1]) + eol
+    delete = Edit(Span(span.start_line, 0, span.end_line + 1, 0), "")
+    insert = Edit(Span(target.end_line + 1, 0, target.end_line + 1, 0), moved)
+    return (delete, insert), target.end_line + 1

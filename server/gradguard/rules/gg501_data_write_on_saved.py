@@ -1,9 +1,11 @@
 """GG501: an in-place write through `.data` on a tensor that backward needs (silently wrong gradients)."""
 from __future__ import annotations
 
+import libcst as cst
+
 from . import Rule, make_fix
 from .. import fixes
-from ._common import saved_name, use_phrase
+from ._common import saved_name, statement_of, use_phrase
 
 RULE = Rule(
     code="GG501",
@@ -80,8 +82,56 @@ def check(ctx):
                     "and other references to the old tensor no longer see the write)",
                     f"写入被记录的副本：`{copied[1]}`（不安全：反向传播将对写入后的值求导，其他指向旧张量的引用不再看到这次写入）"),
                     copied[0])
+        if fix is None:
+            fix = _copy_at_alias(ctx, write, hint) or _after_backward(ctx, problem, save, write, hint)
         f = ctx.finding(RULE, write.node, write.top or hint, message, fix=fix,
                         related=[ctx.related(save.node, save.top or hint, ctx.t("saved for backward here", "在这里被保存用于反向传播"))],
                         explanation=explanation)
         if f:
             yield f
+
+
+def _copy_at_alias(ctx, write, hint):
+    """`c = out.data` then `c.zero_()`: the alias is made a copy, `c = out.data.clone()`."""
+    stmt = write.stmt
+    small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 else None
+    receiver = None
+    if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call) and isinstance(small.value.func, cst.Attribute):
+        receiver = small.value.func.value
+    elif isinstance(small, cst.AugAssign):
+        receiver = small.target
+    if not isinstance(receiver, cst.Name):
+        return None
+    facts = ctx.facts
+    alias = facts.name_values.get(id(receiver)) or facts.expr_values.get(id(receiver))
+    if alias is None or alias.data_of is None or not isinstance(alias.origin, cst.Attribute) \
+            or alias.origin.attr.value != "data":
+        return None
+    _, top = statement_of(ctx, alias.origin, write.top or hint)
+    copied = fixes.with_method(ctx, alias.origin, top, "clone")
+    if copied is None:
+        return None
+    return make_fix("unsafe", ctx.t(
+        f"Make `{receiver.value}` a copy: `{copied[1]}` (unsafe: writes through `{receiver.value}` no longer reach "
+        "the tensor it was taken from)",
+        f"让 `{receiver.value}` 成为副本：`{copied[1]}`（不安全：经 `{receiver.value}` 的写入不再作用到原张量）"), copied[0])
+
+
+def _after_backward(ctx, problem, save, write, hint):
+    """`x.data *= 100` between the forward and its `backward()`: the write is moved after the backward."""
+    receiver = write.target_name.removesuffix(".data")
+    use = problem.use
+    if not receiver or not receiver.isidentifier() or use is None:
+        return None
+    backward_stmt, backward_top = statement_of(ctx, use, hint)
+    if backward_stmt is None:
+        return None
+    moved = fixes.move_after(ctx, write.stmt, write.top or hint, backward_stmt, backward_top, receiver)
+    if moved is None:
+        return None
+    edits, line = moved
+    return make_fix("unsafe", ctx.t(
+        f"Move this write after the `backward()` on line {line} (unsafe: the forward's gradient is then computed "
+        "with the values it used; if the write was meant to come before the forward, move it there instead)",
+        f"把这次写入移到第 {line} 行的 `backward()` 之后（不安全：梯度按前向传播所用的值计算；若写入本应在前向传播之前，"
+        "请改为移到那里）"), *edits)
