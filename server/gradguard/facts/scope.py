@@ -555,9 +555,13 @@ class Scope(ExpressionsMixin, CallsMixin, TensorOpsMixin, ModulesMixin, Optimize
         elif type(target) in (cst.Tuple, cst.List):
             elements = [e.value for e in target.elements]
             items = None
+            starred = next((i for i, e in enumerate(target.elements) if type(e) is cst.StarredElement), None)
             if isinstance(value, Seq):
                 items = value.items if value.items is not None else [value.element] * len(elements)
-            starred = next((i for i, e in enumerate(target.elements) if type(e) is cst.StarredElement), None)
+            elif isinstance(value, Tensor) and starred is None and _one_tensor(value):
+                # `q, k, v = qkv.permute(2, 0, 3, 1, 4)` iterates dim 0, as `qkv.unbind(0)` does (torch 2.13: each
+                # name is an UnbindBackward view of it, refused in-place writes while it requires grad)
+                items = [self.view_of(value, value_node, "multi") for _ in elements]
             for i, element in enumerate(target.elements):
                 if type(element) is cst.StarredElement:
                     self.assign(element.value, None, value_node, stmt)
@@ -696,3 +700,12 @@ _AUG_SYMBOLS = {
 
 __all__ = ["Scope", "Carry", "RunState", "LoopFrame", "GRAD_ON", "GRAD_OFF", "GRAD_UNKNOWN", "FunctionRef",
            "walk_statements"]
+
+
+def _one_tensor(t: Tensor) -> bool:
+    """The value is one tensor for sure, not a tuple the analysis could not tell apart (an unknown `x.max(1)` or
+    `torch.max(x, 1)` gives (values, indices)): a view of a tensor, or a tensor method that returns one
+    (`.reshape()`, `.contiguous()`, `.clone()`)."""
+    if t.view_of is not None:
+        return True
+    return t.created_by.startswith("`.") and t.created_by.endswith("()`")

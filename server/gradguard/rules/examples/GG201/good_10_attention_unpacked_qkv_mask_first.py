@@ -1,0 +1,27 @@
+import torch
+from torch import nn
+
+# Mask the scores before softmax (out of place): softmax's saved output is never written.
+
+
+class CausalAttention(nn.Module):
+    def __init__(self, dim=8, heads=2):
+        super().__init__()
+        self.heads = heads
+        self.qkv = nn.Linear(dim, dim * 3)
+        self.proj = nn.Linear(dim, dim)
+
+    def forward(self, x, mask):
+        B, T, C = x.shape
+        q, k, v = self.qkv(x).view(B, T, 3, self.heads, C // self.heads).permute(2, 0, 3, 1, 4)
+        scores = (q @ k.transpose(-2, -1)).masked_fill(mask, float("-inf"))
+        att = scores.softmax(dim=-1)
+        out = (att @ v).transpose(1, 2).reshape(B, T, C)
+        return self.proj(out)
+
+
+torch.manual_seed(0)
+attn = CausalAttention()
+x = torch.randn(2, 5, 8)
+mask = torch.ones(5, 5, dtype=torch.bool).triu(1)
+attn(x, mask).sum().backward()
