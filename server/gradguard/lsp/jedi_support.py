@@ -145,8 +145,9 @@ def _describe(source: str, path: str | None, line: int, col: int) -> dict[str, A
         try:
             end = name.get_definition_end_position()
             end_line = end[0] if end else name.line
-            with open(module_path, encoding="utf-8") as f:
-                lines = f.read().split("\n")
+            from ..fileio import DEFAULT_MAX_BYTES, read_regular  # a FIFO or device named model.py: refused unread
+
+            lines = read_regular(module_path, DEFAULT_MAX_BYTES).decode("utf-8").split("\n")
             for i in range(name.line - 1, min(end_line, len(lines))):
                 if _INPLACE_ARG.search(lines[i]):
                     info["inplace"].append((i + 1, lines[i].strip()))
