@@ -212,7 +212,8 @@ class TensorOpsMixin:
         elif t.view_of is not None:
             w.via = "view"
         grad = self.grad
-        if self.guarded:
+        if self.guarded and grad != GRAD_OFF:
+            # inside `if self.training:` grad mode is unknown, unless the arm itself says `with torch.no_grad():`
             grad = GRAD_UNKNOWN
         base = t.base
         if t.data_of is not None:
