@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from gradguard import cli
+from gradguard import checking, cli
 
 LEAF = "import torch\nw = torch.zeros(3, requires_grad=True)\nw += 1\n"
 LEAF_FIXED = "import torch\nw = torch.zeros(3, requires_grad=True)\nw = w + 1\n"  # the unsafe fix
@@ -105,7 +105,7 @@ def test_only_cjk_and_emoji(tmp_path: Path):
     (tmp_path / "junk.py").write_text("张量梯度🚀🚀 ？？\n👩‍👩‍👧‍👦\n", encoding="utf-8")  # not Python at all
     proc = gradguard("check", "words.py", "junk.py", cwd=tmp_path)
     no_traceback(proc)
-    assert proc.returncode == 2  # junk.py was not analysed: never a pass (issue 14)
+    assert proc.returncode == 1  # junk.py's note is reported: never a pass (issue 14), exit 1 (issue 23)
     assert "junk.py:1:" in out(proc) and "not analysed" in out(proc) and "All checks passed" not in out(proc)
 
 
@@ -136,7 +136,7 @@ def test_warnings_from_the_parser_do_not_leak_into_the_output(tmp_path: Path):
     # is compiled to locate a syntax error elsewhere in the block.
     (tmp_path / "warn.py").write_text("x = (1if True else 2\ny = 3\n", encoding="utf-8")
     proc = gradguard("check", "warn.py", cwd=tmp_path)
-    assert proc.returncode == 2  # the unclosed bracket: not analysed
+    assert proc.returncode == 1  # the unclosed bracket: not analysed, and said so
     assert "SyntaxWarning" not in err(proc) + out(proc), err(proc)
 
 
@@ -195,7 +195,7 @@ def test_3000_term_chain_is_reported_as_too_deeply_nested(tmp_path: Path):
     )
     proc = gradguard("check", "--concise", "chain.py", cwd=tmp_path, timeout=60)
     no_traceback(proc)
-    assert proc.returncode == 2  # one statement was not analysed; the ones around it are still checked:
+    assert proc.returncode == 1  # one statement was not analysed; the ones around it are still checked:
     assert "chain.py:4:1: GG101" in out(proc)
     assert ("chain.py:3:1: parse an expression or statement nested or chained about 3000 levels deep "
             "(more than 200) (line 3 not analysed)") in out(proc)
@@ -217,7 +217,7 @@ def test_a_path_that_does_not_exist(tmp_path: Path):
     (tmp_path / "real.py").write_text(LEAF, encoding="utf-8")
     proc = gradguard("check", "--concise", "missing.py", "real.py", cwd=tmp_path)
     no_traceback(proc)
-    assert proc.returncode == 2
+    assert proc.returncode == 1  # a finding was reported; the unread path is said on stderr (issue 23)
     assert err(proc).strip() == "missing.py: cannot read: No such file or directory"
     assert "real.py:3:1: GG101" in out(proc)  # the other file is still checked
 
@@ -253,7 +253,8 @@ def test_fix_on_a_read_only_file_refuses_and_keeps_it(tmp_path: Path):
     path.chmod(0o444)
     proc = gradguard("check", "--fix", "--unsafe-fixes", "locked.py", cwd=tmp_path)
     no_traceback(proc)
-    assert proc.returncode == 2
+    assert proc.returncode == 1  # not fixed, so the finding is still reported
+    assert "locked.py:3:1: GG101" in out(proc)
     assert "read-only" in err(proc)
     assert path.read_text(encoding="utf-8") == LEAF
     assert stat.S_IMODE(path.stat().st_mode) == 0o444
@@ -284,7 +285,7 @@ def test_a_failed_rename_leaves_the_file_intact_and_no_temporary_file(tmp_path: 
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(cli.os, "replace", refuse)
-    assert run_main(["--fix", "--unsafe-fixes", str(path)]) == 2
+    assert run_main(["--fix", "--unsafe-fixes", str(path)]) == 1  # not fixed: the finding is reported
     assert path.read_text(encoding="utf-8") == LEAF
     assert leftovers(tmp_path) == []
     assert f"{path}: cannot write: No space left on device" in capsys.readouterr().err
@@ -298,7 +299,7 @@ def test_a_failed_write_leaves_the_file_intact_and_no_temporary_file(tmp_path: P
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(cli.os, "fsync", disk_full)
-    assert run_main(["--fix", "--unsafe-fixes", str(path)]) == 2
+    assert run_main(["--fix", "--unsafe-fixes", str(path)]) == 1  # not fixed: the finding is reported
     assert path.read_text(encoding="utf-8") == LEAF
     assert leftovers(tmp_path) == []
 
@@ -320,15 +321,15 @@ def test_ctrl_c_during_the_write_leaves_the_file_intact_and_no_temporary_file(tm
 def test_a_file_that_changes_on_disk_during_fix_is_not_overwritten(tmp_path: Path, monkeypatch, capsys):
     path = tmp_path / "script.py"
     path.write_text(LEAF, encoding="utf-8")
-    real_check_one = cli.check_one
+    real_check_one = checking.check_one
 
     def check_then_user_saves(*args, **kwargs):
         result = real_check_one(*args, **kwargs)
         path.write_text(LEAF + "print('saved by the editor meanwhile')\n", encoding="utf-8")
         return result
 
-    monkeypatch.setattr(cli, "check_one", check_then_user_saves)
-    assert run_main(["--fix", "--unsafe-fixes", str(path)]) == 2
+    monkeypatch.setattr(checking, "check_one", check_then_user_saves)
+    assert run_main(["--fix", "--unsafe-fixes", str(path)]) == 1  # not fixed: the finding is reported
     assert path.read_text(encoding="utf-8") == LEAF + "print('saved by the editor meanwhile')\n"
     assert "file changed on disk while gradguard was checking it; not fixed" in capsys.readouterr().err
     assert leftovers(tmp_path) == []
@@ -337,15 +338,15 @@ def test_a_file_that_changes_on_disk_during_fix_is_not_overwritten(tmp_path: Pat
 def test_a_file_deleted_during_fix_is_not_recreated(tmp_path: Path, monkeypatch, capsys):
     path = tmp_path / "script.py"
     path.write_text(LEAF, encoding="utf-8")
-    real_check_one = cli.check_one
+    real_check_one = checking.check_one
 
     def check_then_user_deletes(*args, **kwargs):
         result = real_check_one(*args, **kwargs)
         path.unlink()
         return result
 
-    monkeypatch.setattr(cli, "check_one", check_then_user_deletes)
-    assert run_main(["--fix", "--unsafe-fixes", str(path)]) == 2
+    monkeypatch.setattr(checking, "check_one", check_then_user_deletes)
+    assert run_main(["--fix", "--unsafe-fixes", str(path)]) == 1  # not fixed: the finding is reported
     assert not path.exists()
     assert "cannot re-read before writing" in capsys.readouterr().err
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from gradguard import cli
+from gradguard import checking, cli
 
 ROOT = Path(__file__).resolve().parents[1]
 LEAF = "import torch\nw = torch.zeros(3, requires_grad=True)\nw += 1\n"
@@ -25,13 +25,13 @@ def gg(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("NO_COLOR", "1")
     analysed: list[str] = []
-    real = cli._run_engine
+    real = checking._run_engine
 
     def counting(text, path, *args):
         analysed.append(Path(path).name)
         return real(text, path, *args)
 
-    monkeypatch.setattr(cli, "_run_engine", counting)
+    monkeypatch.setattr(checking, "_run_engine", counting)
 
     def run(*args: str):
         analysed.clear()

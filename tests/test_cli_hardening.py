@@ -149,7 +149,7 @@ def test_fix_on_stdin_echoes_input_it_cannot_read(tmp_path):
 def test_sarif_reports_what_was_not_analysed(gg, tmp_path):
     (tmp_path / "broken.py").write_text("import torch\ndef f(:\n    pass\n", encoding="utf-8")
     status, out, _ = gg("--format", "sarif", "broken.py", "missing.py")
-    assert status == 2
+    assert status == 1  # the syntax error is reported (issue 23); missing.py alone would be 2
     [invocation] = json.loads(out)["runs"][0]["invocations"]
     assert invocation["executionSuccessful"] is False
     texts = [(n["locations"][0]["physicalLocation"]["artifactLocation"]["uri"], n["message"]["text"])

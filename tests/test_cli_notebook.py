@@ -136,7 +136,7 @@ def test_a_syntax_error_in_a_cell_names_the_cell_in_its_note(gg, tmp_path):
     nb = notebook([["import torch\n"], ["x = (1,\n"]])
     (tmp_path / "s.ipynb").write_text(dump(nb), encoding="utf-8")
     status, out, _ = gg("s.ipynb")
-    assert status == 2 and out.startswith("s.ipynb:cell 3:1:5: parse ")
+    assert status == 1 and out.startswith("s.ipynb:cell 3:1:5: parse ")
     assert "of cell 3 not analysed)" in out
 
 

@@ -3,29 +3,52 @@
 An entry is valid for one file path when all of these are unchanged: the file's bytes, gradguard (its version
 and the files of the installed package), the Python version, the file's effective configuration and language,
 and the content of every project file the check read for imported classes (a model class defined in
-another file). Entries are JSON (never pickle: a cloned repository could ship a hostile cache), one file per
-checked path, written atomically. The folder ignores itself through a `.gitignore` inside.
+another file). Entries are JSON (never pickle), one file per checked path, written atomically. The folder ignores
+itself through a `.gitignore` inside.
+
+The folder is untrusted input: a repository can commit one, and CI checkout paths are predictable. So an entry
+counts only when it carries an HMAC made with a per-user secret kept outside any repository (in the user's cache
+directory, `$XDG_CACHE_HOME/gradguard/cache-key`), so a planted entry cannot hide a finding; entries are read
+without following symlinks, only as regular files below a size cap, and validated against the schema, and any
+entry that fails is a miss, never an error. The folder, `v1/` and the marker files are created without
+following symlinks (a dangling link committed as `.gitignore` creates nothing anywhere).
 """
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 import os
+import secrets
 import sys
-import tempfile
 from collections import Counter
 from functools import lru_cache
 from pathlib import Path
 
 from . import __version__
+from .checking import FileResult
+from .decoding import Decoded
+from .fileio import (DEFAULT_MAX_BYTES, SourceError, clean_stale_tmp, content_hash, create_marker,  # noqa: F401
+                     open_folder, open_subfolder, private_key, read_in_folder, read_regular, replace_in_folder)
 from .findings import Edit, Finding, Fix, ParseNote, Related
+from .notebook import CellMap
 from .source import Span
 
 CACHE_FORMAT = 1
+MAGIC = b"gradguard-cache-1 "
+MAX_DEPTH = 12  # the deepest a valid entry nests (result -> findings -> fix -> edits -> span)
 
 
-def content_hash(data: bytes) -> str:
-    return hashlib.blake2b(data, digest_size=16).hexdigest()
+def key_folder() -> Path:
+    """Where the per-user secret lives: the user's cache directory, never the checked repository."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "gradguard"
+
+
+@lru_cache(maxsize=1)
+def secret() -> bytes:
+    """The per-user HMAC key; when it cannot be kept, a key for this run only (entries then last one run)."""
+    return private_key(key_folder()) or secrets.token_bytes(32)
 
 
 @lru_cache(maxsize=1)
@@ -87,9 +110,6 @@ def result_to_json(result) -> dict:
 
 
 def result_from_json(d: dict):
-    from .cli import Decoded, FileResult
-    from .notebook import CellMap
-
     r = FileResult(d["path"])
     r.findings = [_unfinding(f) for f in d["findings"]]
     r.suppressed = [_unfinding(f) for f in d["suppressed"]]
@@ -104,65 +124,152 @@ def result_from_json(d: dict):
     return r
 
 
+# ---------------------------------------------------------------- validation
+def _depth(value, limit: int) -> int:
+    """How deep `value` nests, counting no further than `limit` + 1 (iterative: no recursion to exhaust)."""
+    deepest, todo = 0, [(value, 1)]
+    while todo:
+        item, depth = todo.pop()
+        if isinstance(item, (list, dict)):
+            deepest = max(deepest, depth)
+            if deepest > limit:
+                return deepest
+            todo.extend((v, depth + 1) for v in (item.values() if isinstance(item, dict) else item))
+    return deepest
+
+
+def _is_span(v) -> bool:
+    return isinstance(v, list) and len(v) == 4 and all(type(n) is int and n >= 0 for n in v)
+
+
+def _is_finding(f) -> bool:
+    if not isinstance(f, dict) or not _is_span(f.get("span")):
+        return False
+    if not all(isinstance(f.get(k), str) for k in ("code", "name", "message", "severity", "runtime_error",
+                                                    "explanation")):
+        return False
+    related = f.get("related")
+    if not isinstance(related, list) or not all(isinstance(r, list) and len(r) == 2 and _is_span(r[0])
+                                                and isinstance(r[1], str) for r in related):
+        return False
+    fix = f.get("fix")
+    return fix is None or (isinstance(fix, list) and len(fix) == 3 and fix[0] in ("safe", "unsafe")
+                           and isinstance(fix[1], str) and isinstance(fix[2], list)
+                           and all(isinstance(e, list) and len(e) == 2 and _is_span(e[0]) and isinstance(e[1], str)
+                                   for e in fix[2]))
+
+
+def valid_entry(entry) -> bool:
+    """Whether a decoded entry has exactly the shape `put` writes."""
+    if not isinstance(entry, dict) or not isinstance(entry.get("key"), str):
+        return False
+    deps, r = entry.get("deps"), entry.get("result")
+    if not isinstance(deps, dict) or not all(isinstance(k, str) and (v is None or isinstance(v, str))
+                                             for k, v in deps.items()):
+        return False
+    if not isinstance(r, dict) or not isinstance(r.get("path"), str) or not isinstance(r.get("text"), str):
+        return False
+    if type(r.get("lines")) is not int or not isinstance(r.get("skipped"), str):
+        return False
+    if not all(isinstance(r.get(k), list) and all(_is_finding(f) for f in r[k]) for k in ("findings", "suppressed")):
+        return False
+    notes = r.get("notes")
+    if not isinstance(notes, list) or not all(isinstance(n, list) and len(n) == 2 and _is_span(n[0])
+                                              and isinstance(n[1], str) for n in notes):
+        return False
+    cells, decoded = r.get("cells"), r.get("decoded")
+    if cells is not None and not (isinstance(cells, list) and len(cells) == 2
+                                  and all(isinstance(c, list) and all(type(n) is int for n in c) for c in cells)):
+        return False
+    return decoded is None or (isinstance(decoded, list) and len(decoded) == 2 and isinstance(decoded[0], str)
+                               and isinstance(decoded[1], bool))
+
+
 # ---------------------------------------------------------------- the store
 class Cache:
-    def __init__(self, folder: Path):
+    def __init__(self, folder: Path, entries_fd: int):
         self.folder = folder
         self.entries = folder / f"v{CACHE_FORMAT}"
+        self._entries_fd = entries_fd
         self._dep_hashes: dict[str, str | None] = {}
         self.hits = self.misses = 0
 
     @classmethod
     def open(cls, folder: str | os.PathLike) -> "Cache | None":
-        """The cache in `folder` (created with its .gitignore), or None when it cannot be created."""
+        """The cache in `folder` (created with its .gitignore), or None when it cannot be created or is not a
+        real folder (a symlink in its place, or in place of `v1/`)."""
         path = Path(folder)
         try:
-            (path / f"v{CACHE_FORMAT}").mkdir(parents=True, exist_ok=True)
-            ignore = path / ".gitignore"
-            if not ignore.exists():
-                ignore.write_text("# Created by gradguard: results of unchanged files.\n*\n", encoding="utf-8")
-            tag = path / "CACHEDIR.TAG"
-            if not tag.exists():
-                tag.write_text("Signature: 8a477f597d28d172789f06886806bc55\n"
-                               "# This file is a cache directory tag created by gradguard.\n", encoding="utf-8")
+            folder_fd = open_folder(path, create=True)
         except OSError:
             return None
-        return cls(path)
+        try:
+            create_marker(folder_fd, ".gitignore", "# Created by gradguard: results of unchanged files.\n*\n")
+            create_marker(folder_fd, "CACHEDIR.TAG", "Signature: 8a477f597d28d172789f06886806bc55\n"
+                                                     "# This file is a cache directory tag created by gradguard.\n")
+            entries_fd = open_subfolder(folder_fd, f"v{CACHE_FORMAT}", create=True)
+        except OSError:
+            return None
+        finally:
+            os.close(folder_fd)
+        clean_stale_tmp(entries_fd)  # entries a killed run was writing
+        return cls(path, entries_fd)
+
+    def _name(self, path: str) -> str:
+        name = hashlib.blake2b(os.path.abspath(path).encode("utf-8", "surrogateescape"), digest_size=16).hexdigest()
+        return f"{name}.json"
 
     def _entry(self, path: str) -> Path:
-        name = hashlib.blake2b(os.path.abspath(path).encode("utf-8", "surrogateescape"), digest_size=16).hexdigest()
-        return self.entries / f"{name}.json"
+        return self.entries / self._name(path)
 
     @staticmethod
     def key(path: str, digest: str, config, lang: str) -> str:
         return json.dumps([tool_fingerprint(), os.path.abspath(path), digest, repr(config), lang])
 
+    @staticmethod
+    def _mac(name: str, payload: bytes) -> bytes:
+        return hmac.new(secret(), name.encode() + b"\0" + payload, hashlib.sha256).hexdigest().encode()
+
     def _dep_hash(self, path: str) -> str | None:
         if path not in self._dep_hashes:
-            from .cli import SourceError, read_regular
-
             try:
-                self._dep_hashes[path] = content_hash(read_regular(path, 10 * 1024 * 1024))
+                self._dep_hashes[path] = content_hash(read_regular(path, DEFAULT_MAX_BYTES))
             except SourceError:
                 self._dep_hashes[path] = None
         return self._dep_hashes[path]
 
+    def _load(self, name: str, max_bytes: int):
+        """The entry stored under `name` when it is ours and well formed, else None."""
+        try:
+            raw = read_in_folder(self._entries_fd, name, 16 * max_bytes + (1 << 20))
+        except SourceError:
+            return None
+        head, sep, payload = raw.partition(b"\n")
+        if not sep or not head.startswith(MAGIC) or not hmac.compare_digest(head[len(MAGIC):],
+                                                                              self._mac(name, payload)):
+            return None  # not written by this user's gradguard: planted, copied or corrupt
+        try:
+            entry = json.loads(payload.decode("utf-8"))
+        except (ValueError, RecursionError, MemoryError):
+            return None
+        if _depth(entry, MAX_DEPTH) > MAX_DEPTH or not valid_entry(entry):
+            return None
+        return entry
+
     def get(self, path: str, config, lang: str, max_bytes: int):
         """The cached result for this file as it is now, or None."""
-        from .cli import SourceError, read_regular
-
         try:
             data = read_regular(path, max_bytes)
         except SourceError:
             return None  # the real check reports it
+        entry = self._load(self._name(path), max_bytes)
         try:
-            entry = json.loads(self._entry(path).read_text(encoding="utf-8"))
-            if entry["key"] != self.key(path, content_hash(data), config, lang):
+            if entry is None or entry["key"] != self.key(path, content_hash(data), config, lang):
                 raise KeyError("stale")
             if any(self._dep_hash(dep) != digest for dep, digest in entry["deps"].items()):
                 raise KeyError("a dependency changed")
             result = result_from_json(entry["result"])
-        except (OSError, ValueError, KeyError, TypeError, IndexError):
+        except (ValueError, KeyError, TypeError, IndexError):
             self.misses += 1
             return None
         self.hits += 1
@@ -173,17 +280,15 @@ class Cache:
             return
         entry = {"key": self.key(path, result.digest, config, lang), "deps": result.deps,
                  "result": result_to_json(result)}
-        target = self._entry(path)
+        name = self._name(path)
+        payload = json.dumps(entry, ensure_ascii=False).encode("utf-8", "surrogateescape")
         try:
-            fd, tmp = tempfile.mkstemp(prefix=".entry.", dir=str(self.entries))
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                json.dump(entry, fh, ensure_ascii=False)
-            os.replace(tmp, target)
-        except OSError:
-            try:
-                os.unlink(tmp)
-            except (OSError, UnboundLocalError):
-                pass
+            replace_in_folder(self._entries_fd, name, MAGIC + self._mac(name, payload) + b"\n" + payload,
+                              0o600, sync=False)
+        except (OSError, UnicodeEncodeError):
+            pass  # a cache that cannot be written only costs time
 
     def close(self) -> None:
-        pass
+        if self._entries_fd >= 0:
+            os.close(self._entries_fd)
+            self._entries_fd = -1

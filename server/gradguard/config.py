@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import re
 import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -36,17 +37,51 @@ class Config:
         if not selected or any(code.startswith(p) for p in self.ignore):
             return False
         if path and self.per_file_ignores:
-            rel = _relative(path, self.root)
-            for pattern, codes in self.per_file_ignores.items():
-                if fnmatch.fnmatch(rel, pattern) or fnmatch.fnmatch(Path(rel).name, pattern):
-                    if any(code.startswith(c) for c in codes):
-                        return False
+            return not any(code.startswith(c) for c in self._ignored_for(path))
         return True
 
-    def merged(self, overrides: dict) -> "Config":
+    def _ignored_for(self, path: str) -> tuple[str, ...]:
+        """The code prefixes `per-file-ignores` turns off for `path`, matched once per path (each pattern is
+        compiled once per config, and exact names are a dict lookup), so 60,000 patterns cost one pass."""
+        memo = self.__dict__.get("_per_file_memo")
+        if memo is None:
+            memo = {}
+            object.__setattr__(self, "_per_file_memo", memo)
+            object.__setattr__(self, "_per_file_matcher", _PatternMatcher(self.per_file_ignores))
+        codes = memo.get(path)
+        if codes is None:
+            rel = _relative(path, self.root)
+            codes = memo[path] = self.__dict__["_per_file_matcher"].codes(rel, Path(rel).name)
+        return codes
+
+    def merged(self, overrides: dict, where: str = "settings") -> "Config":
         """This config with settings from the command line or the editor laid over it."""
-        values = _validate({k: v for k, v in overrides.items() if v not in (None, "", [], ())}, "settings")
+        values = _validate({k: v for k, v in overrides.items() if v not in (None, "", [], ())}, where)
         return replace(self, **values)
+
+
+class _PatternMatcher:
+    """fnmatch over many patterns at once: patterns without wildcards are looked up, the rest compiled once."""
+
+    def __init__(self, patterns: dict):
+        self.exact: dict[str, list[tuple[str, ...]]] = {}
+        self.globs: list[tuple[re.Pattern, tuple[str, ...]]] = []
+        for pattern, codes in patterns.items():
+            if any(ch in pattern for ch in "*?["):
+                self.globs.append((re.compile(fnmatch.translate(os.path.normcase(pattern))), tuple(codes)))
+            else:
+                self.exact.setdefault(os.path.normcase(pattern), []).append(tuple(codes))
+
+    def codes(self, rel: str, name: str) -> tuple[str, ...]:
+        rel, name = os.path.normcase(rel), os.path.normcase(name)
+        out: list[str] = []
+        for key in {rel, name}:
+            for codes in self.exact.get(key, ()):
+                out.extend(codes)
+        for regex, codes in self.globs:
+            if regex.match(rel) or regex.match(name):
+                out.extend(codes)
+        return tuple(dict.fromkeys(out))
 
 
 def _relative(path: str, root: str) -> str:
@@ -60,24 +95,37 @@ def _codes(value, key: str, where: str) -> tuple[str, ...]:
     if isinstance(value, str):
         value = [value]
     if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
-        raise ConfigError(f"{where}: `{key}` must be a list of rule codes like [\"GG101\"], got {value!r}")
+        raise ConfigError(f"{where}: `{key}` must be a list of rule codes like [\"GG101\"], "
+                          f"got {value!r}")
     for v in value:
         if not v.upper().startswith("GG"):
-            raise ConfigError(f"{where}: `{key}` has {v!r}, which is not a gradguard code (they start with GG)")
+            if where.startswith("--"):  # a command-line flag: name it as typed, no table or key
+                raise ConfigError(f"{where} {v}: not a gradguard code (they start with GG, e.g. GG101)")
+            raise ConfigError(f"{where}: `{key}` has {v!r}, which is not a gradguard code "
+                              "(they start with GG)")
     return tuple(v.upper() for v in value)
 
 
 _KEYS = {"select", "ignore", "extend_select", "per_file_ignores", "exclude", "language"}
+# How the README spells them (a TOML key may be written either way).
+_DOCUMENTED = ", ".join(sorted(k.replace("_", "-") for k in _KEYS))
+
+
+def check_flags(overrides: dict) -> None:
+    """Command-line overrides, checked with each value's flag named (`--select XYZ: ...`)."""
+    for key, value in overrides.items():
+        if value not in (None, "", [], ()):
+            _validate({key: value}, "--" + key.replace("_", "-"))
 
 
 def _validate(raw: dict, where: str) -> dict:
     values = {}
-    for key, value in raw.items():
-        key = key.replace("-", "_")
+    for written, value in raw.items():
+        key = written.replace("-", "_")
         if key not in _KEYS:
-            raise ConfigError(f"{where}: unknown key `{key}` (known: {', '.join(sorted(_KEYS))})")
+            raise ConfigError(f"{where}: unknown key `{written}` (known: {_DOCUMENTED})")
         if key in ("select", "ignore", "extend_select"):
-            values[key] = _codes(value, key, where)
+            values[key] = _codes(value, key.replace("_", "-"), where)
         elif key == "per_file_ignores":
             if not isinstance(value, dict):
                 raise ConfigError(f"{where}: `per-file-ignores` must be a table of glob = [codes]")

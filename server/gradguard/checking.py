@@ -1,0 +1,362 @@
+"""One file's check: read, decode, analyse, and with --fix or --add-noqa the fixed text (written by fixwrite)."""
+from __future__ import annotations
+
+import io
+import re
+import tokenize
+from collections import Counter
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from .config import Config
+from .decoding import Decoded, decode_python
+from .discovery import NOTEBOOK_SUFFIX
+from .fileio import DEFAULT_MAX_BYTES, SourceError, content_hash, read_regular
+from .findings import SAFE, Edit, Finding, Fix, ParseNote
+from .notebook import CellMap, Notebook, NotebookError
+from .source import Span
+
+
+@dataclass
+class FileResult:
+    path: str
+    findings: list[Finding] = field(default_factory=list)
+    notes: list[ParseNote] = field(default_factory=list)
+    error: str = ""  # could not read or decode
+    skipped: str = ""  # deliberately not checked (a notebook in another language)
+    fixed_text: str | None = None  # after --fix (for a notebook: the joined program)
+    original_text: str = ""  # the analysed text (for a notebook: the joined program)
+    applied: int = 0
+    noqa_added: int = 0
+    applied_codes: Counter = field(default_factory=Counter)
+    lines: int = 0
+    suppressed: list[Finding] = field(default_factory=list)
+    cells: CellMap | None = None  # a notebook's cell layout
+    decoded: Decoded | None = None
+    notebook: Notebook | None = None
+    deps: dict = field(default_factory=dict)  # files read for imported classes -> their content hash
+    digest: str = ""  # content hash of the bytes read (the cache key)
+    unfixed_findings: list[Finding] | None = None  # a Python file's findings before --fix (a write can fail)
+    cached: bool = False
+
+    def where(self, line: int) -> tuple[int | None, int]:
+        """(cell number or None, line) as users count them, for a 0-based analysed line."""
+        if self.cells is None:
+            return None, line
+        return self.cells.locate(line)
+
+
+_ENGINE = None
+
+
+def _engine():
+    global _ENGINE
+    if _ENGINE is None:
+        from .engine import Engine
+
+        class RecordingEngine(Engine):
+            """Remembers which project files a check read for imported classes (the cache's dependencies)."""
+
+            read: set
+
+            def _classes_of(self, path):
+                self.read.add(str(path))
+                return super()._classes_of(path)
+
+            def import_candidates(self, importer, qualified):
+                # Every candidate the engine looks at, found or not: a model.py created later must invalidate
+                # the importer's entry too.
+                for candidate in super().import_candidates(importer, qualified):
+                    self.read.add(str(candidate))
+                    yield candidate
+
+        _ENGINE = RecordingEngine(editor=False)
+        _ENGINE.read = set()
+    return _ENGINE
+
+
+def _raw_line_starts(text: str) -> list[int]:
+    starts = [0]
+    starts.extend(m.end() for m in re.finditer(r"\r\n|\r|\n", text))
+    return starts
+
+
+def apply_edits(text: str, items) -> tuple[str, list]:
+    """Apply whole fixes without overlaps, last first; keeps every line ending outside the edits.
+
+    `items` are (tag, [(start_line, start_col, end_line, end_col, new_text), ...]); positions count lines
+    ended by \\n, \\r\\n or \\r, as the engine does. A new text's `\\n` takes the line ending of the line it
+    lands on. Returns the new text and the tags applied.
+    """
+    starts = _raw_line_starts(text)
+
+    def offset(line: int, col: int) -> int:
+        line = max(0, min(line, len(starts) - 1))
+        end = starts[line + 1] if line + 1 < len(starts) else len(text)
+        content_end = end
+        while content_end > starts[line] and text[content_end - 1] in "\r\n":
+            content_end -= 1
+        return min(starts[line] + col, content_end if line + 1 < len(starts) else len(text))
+
+    def ending(line: int) -> str:
+        if line + 1 >= len(starts):
+            line = len(starts) - 2
+        if line < 0:
+            return "\n"
+        seg = text[starts[line]:starts[line + 1]]
+        return "\r\n" if seg.endswith("\r\n") else seg[-1:] or "\n"
+
+    chosen, taken, applied = [], [], []
+    for tag, edits in items:
+        ranges = [(offset(sl, sc), offset(el, ec)) for sl, sc, el, ec, _ in edits]
+        if any((a < tb and ta < b) or a == ta for a, b in ranges for ta, tb in taken):
+            continue
+        taken.extend(ranges)
+        nl = [ending(sl) for sl, _sc, _el, _ec, _new in edits]
+        chosen.extend(((r, new.replace("\n", n) if n != "\n" else new) for r, (*_, new), n in zip(ranges, edits, nl)))
+        applied.append(tag)
+    for (start, end), new in sorted(chosen, key=lambda item: item[0], reverse=True):
+        text = text[:start] + new + text[end:]
+    return text, applied
+
+
+def _edits_of(f: Finding):
+    return [(e.span.start_line, e.span.start_col, e.span.end_line, e.span.end_col, e.new_text) for e in f.fix.edits]
+
+
+def apply_fixes(text: str, findings: list[Finding]) -> tuple[str, int]:
+    """Apply non-overlapping fixes (whole fixes only), last first so offsets stay valid."""
+    ordered = sorted(findings, key=lambda f: (f.span.start_line, f.span.start_col))
+    text, applied = apply_edits(text, [(f, _edits_of(f)) for f in ordered])
+    return text, len(applied)
+
+
+def _run_engine(text: str, path: str, config: Config, lang: str, deps: set):
+    engine = _engine()
+    engine.read = set()
+    report = engine.check(text, path, config, lang)
+    deps |= engine.read
+    return report
+
+
+def check_one(path: str, text: str | None, config: Config, lang: str, fix_mode: str, max_bytes: int,
+              add_noqa: bool = False, data: bytes | None = None) -> FileResult:
+    """Check one file (a .py file or a notebook); with fix_mode 'safe' or 'unsafe', also compute the fixed text.
+
+    `text` is given for code that is not on disk (tests, stdin); else `data` (stdin bytes) or the file is read.
+    """
+    result = FileResult(path)
+    try:
+        if text is None:
+            if data is None:
+                data = read_regular(path, max_bytes)
+            result.digest = content_hash(data)
+            if path.endswith(NOTEBOOK_SUFFIX):
+                return _check_notebook(result, data, config, lang, fix_mode, add_noqa)
+            result.decoded = decode_python(data)
+            text = result.decoded.text
+        else:
+            result.decoded = Decoded(text)
+    except (SourceError, NotebookError) as exc:
+        result.error = str(exc)
+        return result
+    if "\x00" in text:
+        result.error = "contains NUL bytes (binary?); not analysed"
+        return result
+    result.original_text = text
+    result.lines = text.count("\n") + text.count("\r") - text.count("\r\n") + 1  # = len(_raw_line_starts(text))
+    deps: set = set()
+    report = _run_engine(text, path, config, lang, deps)
+    _take(result, report)
+    if fix_mode != "none" or add_noqa:
+        result.unfixed_findings = list(result.findings)
+        current = text
+        for _ in range(5):  # fixes can expose further fixes; stop when nothing applies
+            fixable = _fixable(report.findings, fix_mode)
+            if not fixable:
+                break
+            current, applied = apply_edits(current, [(f, _edits_of(f)) for f in fixable])
+            if not applied:
+                break
+            _count(result, applied)
+            report = _run_engine(current, path, config, lang, deps)
+        if add_noqa and report.findings:
+            current, added = apply_edits(current, _noqa_edits(current, report.findings))
+            result.noqa_added = len(added)
+            if added:
+                report = _run_engine(current, path, config, lang, deps)
+        result.fixed_text = current
+        _take(result, report)
+    result.deps = _hash_files(deps)
+    return result
+
+
+def _take(result: FileResult, report) -> None:
+    result.findings = report.findings
+    result.notes = report.parse_notes
+    result.suppressed = list(getattr(report, "suppressed", []))
+
+
+def _fixable(findings, fix_mode: str) -> list[Finding]:
+    if fix_mode == "none":
+        return []
+    ordered = sorted(findings, key=lambda f: (f.span.start_line, f.span.start_col))
+    return [f for f in ordered if f.fix and (fix_mode == "unsafe" or f.fix.applicability == SAFE)]
+
+
+def _count(result: FileResult, applied: list[Finding]) -> None:
+    result.applied += len(applied)
+    result.applied_codes.update(f.code for f in applied)
+
+
+def _check_notebook(result: FileResult, data: bytes, config: Config, lang: str, fix_mode: str,
+                    add_noqa: bool) -> FileResult:
+    try:
+        raw = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise NotebookError(f"notebook is not UTF-8 (offset {exc.start}); not analysed") from None
+    nb = Notebook.from_text(raw)
+    if nb.language != "python":
+        result.skipped = f"a notebook in {nb.language}, not Python; skipped"
+        return result
+    text, cmap = nb.program()
+    result.notebook, result.cells, result.original_text = nb, cmap, text
+    result.lines = text.count("\n")
+    deps: set = set()
+    report = _run_engine(text, result.path, config, lang, deps)
+    _take(result, report)
+    if fix_mode != "none" or add_noqa:
+        for _ in range(5):
+            fixable = _fixable(report.findings, fix_mode)
+            if not fixable:
+                break
+            applied = nb.apply(fixable, cmap)
+            if not applied:
+                break
+            _count(result, applied)
+            text, cmap = nb.program()
+            report = _run_engine(text, result.path, config, lang, deps)
+        if add_noqa and report.findings:
+            added = nb.apply(_noqa_findings(text, report.findings), cmap)
+            result.noqa_added = len(added)
+            if added:
+                text, cmap = nb.program()
+                report = _run_engine(text, result.path, config, lang, deps)
+        result.cells, result.fixed_text = cmap, text
+        _take(result, report)
+    _say_cell_lines(result, cmap, lang)
+    result.deps = _hash_files(deps)
+    return result
+
+
+def _say_cell_lines(result: FileResult, cmap: CellMap, lang: str) -> None:
+    """The engine numbers the lines of the joined program; in a notebook, messages name the cell and its line."""
+    result.findings = cmap.relabel_findings(result.findings, lang)
+    result.notes = [replace(n, message=cmap.relabel(n.message, lang)) for n in result.notes]
+
+
+def _hash_files(paths) -> dict:
+    out = {}
+    for p in sorted(paths):
+        try:
+            out[p] = content_hash(read_regular(p, DEFAULT_MAX_BYTES))
+        except SourceError:
+            out[p] = None
+    return out
+
+
+# ---------------------------------------------------------------- --add-noqa
+def _unsafe_comment_lines(text: str) -> set[int]:
+    """0-based lines whose end is inside a string or a backslash continuation: no comment can go there."""
+    bad: set[int] = set()
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+            if tok.start[0] != tok.end[0] and tok.type not in (tokenize.NL, tokenize.NEWLINE):
+                bad.update(range(tok.start[0] - 1, tok.end[0] - 1))
+    except (tokenize.TokenError, SyntaxError, IndentationError):
+        pass
+    lines = re.split(r"\r\n|\r|\n", text)
+    bad.update(i for i, ln in enumerate(lines) if ln.endswith("\\"))
+    return bad
+
+
+def _noqa_lines(text: str, findings: list[Finding]) -> dict[int, str]:
+    """Line -> the new content with `# noqa: CODE` for each finding's first line."""
+    from .noqa import add_noqa
+
+    lines = re.split(r"\r\n|\r|\n", text)
+    bad = _unsafe_comment_lines(text)
+    out: dict[int, str] = {}
+    for f in sorted(findings, key=lambda f: (f.span.start_line, f.code)):
+        line = f.span.start_line
+        if line in bad or line >= len(lines):
+            continue
+        out[line] = add_noqa(out.get(line, lines[line]), f.code)
+    return {ln: new for ln, new in out.items() if new != lines[ln]}
+
+
+def _noqa_edits(text: str, findings: list[Finding]):
+    lines = re.split(r"\r\n|\r|\n", text)
+    return [(ln, [(ln, 0, ln, len(lines[ln]), new)]) for ln, new in _noqa_lines(text, findings).items()]
+
+
+def _noqa_findings(text: str, findings: list[Finding]) -> list[Finding]:
+    """`--add-noqa` edits for a notebook, shaped as findings with fixes (so they map to cells)."""
+    lines = text.split("\n")
+    return [Finding("noqa", "noqa", "", Span(ln, 0, ln, len(lines[ln])),
+                    fix=Fix(SAFE, "add noqa", (Edit(Span(ln, 0, ln, len(lines[ln])), new),)))
+            for ln, new in _noqa_lines(text, findings).items()]
+
+
+def _check_worker(args):
+    path, config, lang, fix_mode, max_bytes, add_noqa = args
+    try:
+        return check_one(path, None, config, lang, fix_mode, max_bytes, add_noqa)
+    except Exception as exc:  # one file's internal error must not end the run
+        import traceback
+
+        where = traceback.extract_tb(exc.__traceback__)[-1]
+        return FileResult(path, error=f"internal error ({type(exc).__name__}: {exc} at "
+                                      f"{Path(where.filename).name}:{where.lineno}); please report it")
+
+
+# ---------------------------------------------------------------- unused noqa
+@dataclass(frozen=True)
+class UnusedNoqa:
+    line: int  # 0-based analysed line
+    col: int
+    codes: tuple[str, ...]  # the codes that suppressed nothing (empty: the whole directive)
+    directive: str
+
+
+def unused_noqa(result: FileResult, config: Config) -> list[UnusedNoqa]:
+    """gradguard directives (`# noqa: GG...`, `# gradguard: ignore[...]`, `# gradguard: noqa`) that hide nothing.
+
+    A bare `# noqa` is left alone: it may be meant for another tool. Codes of rules that are off for the
+    file are not reported either (the comment may be for a configuration that turns them on).
+    """
+    from .noqa import directives
+
+    text = result.fixed_text if result.fixed_text is not None else result.original_text
+    by_line: dict[int, set[str]] = {}
+    for f in result.suppressed:
+        by_line.setdefault(f.span.start_line, set()).add(f.code)
+    all_codes = {f.code for f in result.suppressed}
+    out = []
+    for d in directives(text):
+        used = all_codes if d.file_level else by_line.get(d.line, set())
+        if d.codes is None:
+            if d.kind != "noqa" and not used:
+                out.append(UnusedNoqa(d.line, d.col, (), d.text))
+            continue
+        codes = tuple(c for c in d.codes if c.startswith("GG") and c not in used
+                      and (not _is_rule(c) or config.is_enabled(c, result.path)))
+        if codes:
+            out.append(UnusedNoqa(d.line, d.col, codes, d.text))
+    return out
+
+
+def _is_rule(code: str) -> bool:
+    from .rules import get_rule
+
+    return get_rule(code) is not None
