@@ -62,6 +62,11 @@ def out_of_place_rewrite(ctx: RuleContext, write, hint) -> tuple[Edit, str] | No
     return fixes.out_of_place(ctx, write, hint, OUT_OF_PLACE)
 
 
+_VIEW_METHODS = frozenset({"unsqueeze", "squeeze", "view", "reshape", "transpose", "permute", "t", "expand",
+                           "flatten", "contiguous", "narrow", "select", "unflatten", "view_as", "expand_as",
+                           "movedim", "swapaxes"})
+
+
 def clone_argument(ctx: RuleContext, save) -> tuple[tuple[Edit, ...], str] | None:
     """At the call that saved a tensor, read it through `.clone()`: `torch.sin(x[i])` -> `torch.sin(x[i].clone())`."""
     call = save.node
@@ -76,12 +81,20 @@ def clone_argument(ctx: RuleContext, save) -> tuple[tuple[Edit, ...], str] | Non
         if isinstance(call.func, cst.Attribute):
             candidates.append(call.func.value)
         candidates += [a.value for a in call.args if a.keyword is None]
-    # Every operand on the counter is saved (`p * p` saves both): each is read through its own copy.
+    # Every operand on the counter is saved (`p * p` saves both): each is read through its own copy. A view of
+    # it (`v[i - 1].unsqueeze(-1)`) is copied where it is read: `v[i - 1].clone().unsqueeze(-1)`.
     found = []
     for expr in candidates:
+        while isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and \
+                expr.func.attr.value in _VIEW_METHODS:
+            expr = expr.func.value
         if isinstance(expr, (cst.Subscript, cst.Name, cst.Attribute)):
             tensor = facts.expr_values.get(id(expr))
-            if tensor is not None and tensor.counter is target_counter:
+            # the same name the save was made through, when the file's calls interpreted it more than once (the
+            # node then maps to the last run's tensor)
+            same = tensor is not None and (tensor.counter is target_counter or (
+                isinstance(expr, cst.Name) and save.tensor_name == expr.value and save.what == "input"))
+            if same:
                 cloned = fixes.with_method(ctx, expr, save.top, "clone")
                 if cloned is None:
                     return None

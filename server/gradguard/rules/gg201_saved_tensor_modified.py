@@ -1,8 +1,11 @@
 """GG201: a tensor saved for backward is modified in place before backward."""
 from __future__ import annotations
 
+import libcst as cst
+
 from . import Rule, make_fix
-from ._common import STALE_ERROR, STALE_MATCH, stale_error, clone_argument, clone_output, out_of_place_rewrite, rebinding_risk, saved_name, stale_timeline, use_phrase
+from .. import fixes
+from ._common import statement_of, STALE_ERROR, STALE_MATCH, stale_error, clone_argument, clone_output, out_of_place_rewrite, rebinding_risk, saved_name, stale_timeline, use_phrase
 
 RULE = Rule(
     code="GG201",
@@ -62,7 +65,10 @@ def check(ctx):
         risk = rebinding_risk(ctx, write, hint, rewrite[1]) if rewrite else None
         cloned = clone_argument(ctx, save) if not rewrite or risk else None
         copied_output = clone_output(ctx, save) if (not rewrite or risk) and not cloned else None
-        if rewrite and risk is None:
+        detached = _copy_at_detach(ctx, write) if write.via == "detach" else None
+        if detached:
+            fix = detached
+        elif rewrite and risk is None:
             fix = make_fix("safe", ctx.t(f"Rewrite as `{rewrite[1]}`", f"改写为 `{rewrite[1]}`"), rewrite[0])
         elif cloned:
             fix = make_fix("safe", ctx.t(f"Let `{save.op}` save a copy: {cloned[1]}", f"让 `{save.op}` 保存副本：{cloned[1]}"),
@@ -88,3 +94,31 @@ def check(ctx):
                         explanation=stale_timeline(ctx, problem), runtime_error=stale_error(problem.save, problem.write, ctx, problem))
         if f:
             yield f
+
+
+def _copy_at_detach(ctx, write):
+    """`c = out.detach()` then `c.zero_()`: `detach()` says the author wanted a tensor apart from the graph, but
+    it shares `out`'s memory and version counter. Make it a copy: `c = out.detach().clone()`."""
+    stmt = write.stmt
+    small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 else None
+    receiver = None
+    if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call) and isinstance(small.value.func, cst.Attribute):
+        receiver = small.value.func.value
+    elif isinstance(small, cst.AugAssign):
+        receiver = small.target
+    if not isinstance(receiver, cst.Name):
+        return None
+    facts = ctx.facts
+    alias = facts.name_values.get(id(receiver)) or facts.expr_values.get(id(receiver))
+    origin = alias.origin if alias is not None else None
+    if not (isinstance(origin, cst.Call) and isinstance(origin.func, cst.Attribute) and origin.func.attr.value == "detach"):
+        return None
+    _, top = statement_of(ctx, origin, write.top)
+    copied = fixes.with_method(ctx, origin, top, "clone")
+    if copied is None:
+        return None
+    name = receiver.value
+    return make_fix("unsafe", ctx.t(
+        f"Make `{name}` a copy: `{copied[1]}` (unsafe: writes through `{name}` no longer change the tensor it was "
+        "detached from)",
+        f"让 `{name}` 成为副本：`{copied[1]}`（不安全：经 `{name}` 的写入不再修改它所分离出的张量）"), copied[0])
