@@ -355,3 +355,33 @@ def test_log_probs_kept_across_episodes_are_cleared_after_the_backward():
                                    "reach earlier episodes' entries)")
     assert fixed_clean(POLICY_GRADIENT) == POLICY_GRADIENT.replace(
         "    loss.backward()\n", "    loss.backward()\n    del log_probs[:]\n")
+
+
+HESSIAN_EVERY_OTHER_STEP = """\
+import torch
+from torch import nn
+
+torch.manual_seed(0)
+model = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 3))
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+for it in range(4):
+    x, y = torch.randn(5, 4), torch.randint(0, 3, (5,))
+    logits = model(x)
+    loss = nn.functional.cross_entropy(logits, y)
+    loss.backward()
+    opt.step()
+    opt.zero_grad()
+    if it % 2 == 1:
+        sampled = torch.distributions.Categorical(logits=logits).sample()
+        nn.functional.cross_entropy(logits, sampled).backward()
+        opt.zero_grad()
+"""
+
+
+def test_a_backward_every_other_step_gets_the_forward_again_inside_its_if():
+    finding = gg404(HESSIAN_EVERY_OTHER_STEP)
+    assert finding.fix.message == (
+        "Recompute line 9 after line 12, at the top of the `if` on line 14 (unsafe: the recomputed forward sees the "
+        "new weights; dropout and BatchNorm statistics run again)")
+    assert fixed_clean(HESSIAN_EVERY_OTHER_STEP) == HESSIAN_EVERY_OTHER_STEP.replace(
+        "    if it % 2 == 1:\n", "    if it % 2 == 1:\n        logits = model(x)\n")

@@ -205,15 +205,35 @@ def recompute_after_step(ctx, problems) -> tuple[Edit, dict] | None:
     if not isinstance(step_stmt, cst.SimpleStatementLine) or not isinstance(use_stmt, cst.SimpleStatementLine):
         return None
     block = parents.get(id(step_stmt))
-    if block is None or parents.get(id(use_stmt)) is not block:
+    if block is None:
         return None
+    receiver = _receiver(use)
+    if receiver is None:
+        return None
+    need = _reads(receiver)
+    inner = None  # the block of an `if` after the step that holds the backward (a Hessian estimate every k steps)
+    if parents.get(id(use_stmt)) is not block:
+        inner = parents.get(id(use_stmt))
+        holder = parents.get(id(inner))
+        if not isinstance(inner, cst.IndentedBlock) or not isinstance(holder, cst.If) or \
+                parents.get(id(holder)) is not block:
+            return None
+        inner_body = list(inner.body)
+        for stmt in reversed(inner_body[:next(i for i, s in enumerate(inner_body) if s is use_stmt)]):
+            binds = _stmt_binds(stmt)
+            if binds is None:
+                if _conflicts(_assigned_in(stmt), need):
+                    return None
+                continue
+            if _conflicts(binds, need):
+                need = (need - _full_binds(stmt)) | _stmt_reads(stmt)
+        need |= _reads(holder.test)
+        use_stmt = holder
+        inner = (inner, holder)
     body = list(block.body)
     i_step = next(i for i, s in enumerate(body) if s is step_stmt)
     i_use = next(i for i, s in enumerate(body) if s is use_stmt)
     if i_use <= i_step or len(step_stmt.body) != 1:
-        return None
-    receiver = _receiver(use)
-    if receiver is None:
         return None
     # Statements before the step that run the stepped model: where the problems' forwards ran.
     forward_calls = []
@@ -235,7 +255,6 @@ def recompute_after_step(ctx, problems) -> tuple[Edit, dict] | None:
         return None
     # The backward slice of the later loss: walk back from the backward, through the statements after the step
     # (they run again anyway), to those before it.
-    need = _reads(receiver)
     cone: list[int] = []
     for i in range(i_use - 1, -1, -1):
         stmt = body[i]
@@ -332,7 +351,7 @@ def recompute_after_step(ctx, problems) -> tuple[Edit, dict] | None:
                     new = f"{old}.detach()" if is_primary(arg.value) else f"({old}).detach()"
                     detach_edits.append((span, old, new))
     forwards = [i + 1 for i in recompute if i in forward_index]  # statements running the stepped model again
-    return _build(ctx, top, body, i_step, recompute, kept, detach_edits, step_stmt, cut, forwards)
+    return _build(ctx, top, body, i_step, recompute, kept, detach_edits, step_stmt, cut, forwards, inner)
 
 
 def _adds_model(ctx, call, arg, step_node) -> bool:
@@ -461,7 +480,9 @@ def _line_span(ctx, stmt, top) -> tuple[int, int] | None:
 
 
 def _build(ctx, top, body, i_step, recompute, kept, detach_edits, step_stmt, cut,
-           forwards) -> tuple[Edit, dict] | None:
+           forwards, inner=None) -> tuple[Edit, dict] | None:
+    """With `inner` (the block of an `if` after the step holding the later backward), the copies go at the top of
+    that block, one indentation level deeper, so the forward runs again only when that backward does."""
     source = ctx.source
     spans = {}
     for i in recompute:
@@ -474,6 +495,18 @@ def _build(ctx, top, body, i_step, recompute, kept, detach_edits, step_stmt, cut
         return None
     first_line = min([spans[i][0] for i in recompute] + [s.start_line for s, _, _ in detach_edits])
     last_line = step_lines[1]
+    outer_indent = inner_indent = ""
+    holder = None
+    if inner is not None:
+        inner, holder = inner
+        first_inner = ctx.span(inner.body[0], top)
+        if first_inner is None:
+            return None
+        last_line = first_inner.start_line - 1  # through the `if` line: the copies open its block
+        inner_indent = source.line_text(first_inner.start_line)[:first_inner.start_col]
+        outer_indent = ctx.indent_of(step_lines[0])
+        if inner_indent.strip() or not inner_indent.startswith(outer_indent):
+            return None
     region_end = len(source.line_text(last_line))
     start = source.offset(first_line, 0)
     end = source.offset(last_line, region_end)
@@ -488,6 +521,11 @@ def _build(ctx, top, body, i_step, recompute, kept, detach_edits, step_stmt, cut
             sp = ctx.span(name, top)
             x, y = source.offset(sp.start_line, sp.start_col) - a, source.offset(sp.end_line, sp.end_col) - a
             text = text[:x] + text[x:y] + ".detach()" + text[y:]
+        if inner is not None:
+            lines = text.split("\n")
+            if '"""' in text or "'''" in text or not all(ln.startswith(outer_indent) or not ln.strip() for ln in lines):
+                return None
+            text = "\n".join(inner_indent + ln[len(outer_indent):] if ln.strip() else ln for ln in lines)
         copies.append(text)
     # Apply, inside the region, the detach() insertions and the removal of moved statements, last first.
     cuts = []
@@ -521,6 +559,7 @@ def _build(ctx, top, body, i_step, recompute, kept, detach_edits, step_stmt, cut
         "lines": [spans[i][0] + 1 for i in recompute],
         "forwards": forwards,
         "after": step_lines[1] + 1,
+        "into": ctx.line(holder, top) if holder is not None else 0,  # the `if` whose block the copies open
     }
     return Edit(Span(first_line, 0, last_line, region_end), new_text), info
 

@@ -118,6 +118,7 @@ def check(ctx):
                     else why
             title = ctx.t(
                 f"Recompute {redo} after `{write.op}`" + (f" from {later}" if later else "")
+                + (f", at the top of the `if` on line {info['into']}" if info["into"] else "")
                 + (f" and give the step's own loss {detached}" if detached else "") + f" ({why})",
                 f"在 `{write.op}` 之后重新计算第 {'、'.join(nums)} 行" + (f"（读取 {later}）" if later else "")
                 + (f"，并让 step 自己的损失使用 {detached}" if detached else "") + f"（{why}）")

@@ -194,9 +194,11 @@ def _fix(ctx, group):
             nums = [str(n) for n in info["lines"]]
             redo = f"line {nums[0]}" if len(nums) == 1 else f"lines {', '.join(nums[:-1])} and {nums[-1]}"
             fix = make_fix("unsafe", ctx.t(
-                f"Recompute {redo} after line {info['after']} (unsafe: the recomputed forward sees the new weights; "
+                f"Recompute {redo} after line {info['after']}"
+                + (f", at the top of the `if` on line {info['into']}" if info["into"] else "") + " (unsafe: the recomputed forward sees the new weights; "
                 f"dropout and BatchNorm statistics run again)",
-                f"在第 {info['after']} 行之后重新计算第 {'、'.join(nums)} 行（不安全：重新计算的前向传播看到新权重；dropout 和 "
+                f"在第 {info['after']} 行之后" + (f"（第 {info['into']} 行 `if` 的开头）" if info["into"] else "")
+                + f"重新计算第 {'、'.join(nums)} 行（不安全：重新计算的前向传播看到新权重；dropout 和 "
                 f"BatchNorm 统计量会再运行一次）"), edit)
         elif crossing is not None:
             edits, texts = crossing
