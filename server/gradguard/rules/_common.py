@@ -62,6 +62,13 @@ def out_of_place_rewrite(ctx: RuleContext, write, hint) -> tuple[Edit, str] | No
     return fixes.out_of_place(ctx, write, hint, OUT_OF_PLACE)
 
 
+def _root_name(node) -> str | None:
+    """`tensor` of `tensor[0]`, `x[0, :][1]`; None for anything else."""
+    while isinstance(node, cst.Subscript):
+        node = node.value
+    return node.value if isinstance(node, cst.Name) else None
+
+
 _VIEW_METHODS = frozenset({"unsqueeze", "squeeze", "view", "reshape", "transpose", "permute", "t", "expand",
                            "flatten", "contiguous", "narrow", "select", "unflatten", "view_as", "expand_as",
                            "movedim", "swapaxes"})
@@ -92,8 +99,10 @@ def clone_argument(ctx: RuleContext, save) -> tuple[tuple[Edit, ...], str] | Non
             tensor = facts.expr_values.get(id(expr))
             # the same name the save was made through, when the file's calls interpreted it more than once (the
             # node then maps to the last run's tensor)
-            same = tensor is not None and (tensor.counter is target_counter or (
-                isinstance(expr, cst.Name) and save.tensor_name == expr.value and save.what == "input"))
+            same = expr is save.expr or (tensor is not None and (tensor.counter is target_counter or (
+                isinstance(expr, cst.Name) and save.tensor_name == expr.value and save.what == "input"))) or (
+                save.via_index and save.what == "input" and isinstance(expr, cst.Subscript)
+                and _root_name(expr) is not None and _root_name(expr) == _root_name(save.expr))
             if same:
                 cloned = fixes.with_method(ctx, expr, save.top, "clone")
                 if cloned is None:

@@ -53,6 +53,12 @@ def check(ctx):
             rewrite = out_arg_rewrite(ctx, stmt, call, hint)
         if rewrite:
             fix = make_fix("unsafe", ctx.t(f"Rewrite as `{rewrite[1]}`", f"改写为 `{rewrite[1]}`"), rewrite[0])
+        elif out is not None and out.base.is_leaf is True and out.base.requires_grad is True:
+            # `torch.arange(1, n + 1, out=self.freq).mul_(PI)`: a parameter filled in place, as initialisation is
+            wrapped = ctx.wrap_no_grad(stmt, hint)
+            fix = make_fix("unsafe", ctx.t(
+                "Fill the parameter under `torch.no_grad()` (unsafe: the write is then not recorded in the graph)",
+                "在 `torch.no_grad()` 中填充参数（不安全：写入不再记录到计算图）"), wrapped)
         message = ctx.t(f"`{op}(..., out=...)` with an argument that requires grad raises: autograd cannot record `out=` writes.",
                         f"`{op}(..., out=...)` 的参数需要梯度，会报错：autograd 无法记录 `out=` 写入。")
         f = ctx.finding(RULE, call, hint, message, fix=fix, runtime_error=out_error(problem.detail.get("error_op", op)),
