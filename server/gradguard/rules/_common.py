@@ -117,11 +117,16 @@ def clone_output(ctx: RuleContext, save) -> tuple[tuple[Edit, ...], str] | None:
     """At the op whose output was saved, keep a copy for the program: `p = torch.sigmoid(x)` ->
     `p = torch.sigmoid(x).clone()`. Every later reference reaches the copy, so the saved output is never written
     and every value the program computes stays the same, whatever aliases it has."""
-    if save.what != "output" or save.layer_call is not None or not isinstance(save.node, (cst.Call, cst.BinaryOperation)):
+    if save.what != "output":
         return None
     if getattr(save, "tuple_index", None) is not None:
         return None  # `torch.linalg.eigh(a).clone()`: the op returns a tuple, which has no clone
-    cloned = fixes.with_method(ctx, save.node, save.top, "clone")
+    node, top = save.node, save.top
+    if save.layer_call is not None:  # a layer of a container saved it: its output is the container's, copied there
+        node, top = save.layer_call
+    if not isinstance(node, (cst.Call, cst.BinaryOperation)):
+        return None
+    cloned = fixes.with_method(ctx, node, top, "clone")
     return ((cloned[0],), f"`{cloned[1]}`") if cloned else None
 
 
