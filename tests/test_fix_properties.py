@@ -241,6 +241,8 @@ def _rewritten(tree: ast.AST) -> set[int]:
             ids |= {id(node), id(func)} | {id(k.value) for k in out}
         if name == "inference_mode":
             ids |= {id(node), id(func)}
+        if name == "backward":  # the call changes with the `retain_graph=True` added to it
+            ids |= {id(node)}
         flags = [k.value for k in node.keywords if k.arg == "inplace"] or [
             a for a in node.args if isinstance(a, ast.Constant) and a.value is True]
         if flags:  # the call itself changes with its flag (`F.relu(h, inplace=True)` -> `h = F.relu(h, inplace=False)`)
@@ -250,12 +252,14 @@ def _rewritten(tree: ast.AST) -> set[int]:
 
 def new_bare_calls(original: str, fixed: str, ranges) -> list[str]:
     """Expression statements calling something, on the fixed code's edited lines, that the original did not have
-    (an in-place method such as `p.copy_(...)` is called for its effect: its result is meant to be dropped)."""
+    (an in-place method such as `p.copy_(...)` is called for its effect: its result is meant to be dropped; so is
+    `loss.backward(...)`, which returns None: `retain_graph=True` added to it drops nothing)."""
     def bare(text: str, lines) -> list[str]:
         return [ast.unparse(node) for node in ast.walk(ast.parse(text))
                 if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)
                 and not (isinstance(node.value.func, ast.Attribute) and node.value.func.attr.endswith("_")
                          and not node.value.func.attr.startswith("_"))
+                and not (isinstance(node.value.func, ast.Attribute) and node.value.func.attr == "backward")
                 and any(node.lineno - 1 <= b and a <= node.end_lineno - 1 for a, b in lines)]
 
     had = bare(original, [a for a, _ in ranges])
