@@ -179,8 +179,6 @@ class CallsMixin:
 
     # ---- functions of this file -----------------------------------------
     def call_function(self, fn: FunctionRef, positional, keywords, node, bound=None):
-        from .scope import Scope
-
         target = fn.node
         if (target in self.stack or self.depth >= MAX_DEPTH or self.a.steps > self.a.max_steps
                 or self.a.calls >= self.a.max_calls):
@@ -191,8 +189,7 @@ class CallsMixin:
             grad = self.a.decorated_grad_mode(target) or grad
             if fn.kind == "staticmethod":
                 bound = None
-        child = Scope(self.a, "function", grad, function=target, class_info=fn.cls, parent=self,
-                      enclosing=fn.enclosing, self_value=bound, top=fn.top or self.a.top_of.get(id(target)))
+        child = self.child_scope(grad, target, fn.cls, fn.enclosing, bound, fn.top or self.a.top_of.get(id(target)))
         child.note_locals(target)
         child.call_site = (node, self.top)
         child.call_args = flat_tensors(list(positional) + [v[0] if isinstance(v, tuple) else v for v in keywords.values()])

@@ -173,6 +173,12 @@ class Scope(ExpressionsMixin, CallsMixin, TensorOpsMixin, ModulesMixin, Optimize
         self.call_site = None  # (call node, its top) that runs this function, when called from this file's code
         self.call_args: list = []  # the tensors that call passed in
 
+    def child_scope(self, grad: str, function, class_info, enclosing, self_value, top) -> "Scope":
+        """The scope a call made from this one runs its callee in (calls.py asks for it here rather than importing
+        this module, which imports calls.py)."""
+        return Scope(self.a, "function", grad, function=function, class_info=class_info, parent=self,
+                     enclosing=enclosing, self_value=self_value, top=top)
+
     def call_chain(self) -> tuple:
         """The same-file calls that led here, innermost first: ((call node, top, calling Scope), ...)."""
         chain, scope = [], self
