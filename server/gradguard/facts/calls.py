@@ -25,6 +25,7 @@ from .model import (
     FunctionRef,
     Instance,
     Literal,
+    OptionDefault,
     Module,
     Optimizer,
     ParamsOf,
@@ -255,7 +256,7 @@ class CallsMixin:
             elif unknown_rest or "**" in keywords:
                 self.params.add(name)
             elif p.default is not None:
-                self._bind(name, self.eval(p.default), p)
+                self._bind(name, _option_default(self.eval(p.default), name), p)
             else:
                 self.params.add(name)
         star = params.star_arg
@@ -270,7 +271,7 @@ class CallsMixin:
             elif "**" in keywords:
                 self.params.add(name)
             elif p.default is not None:
-                self._bind(name, self.eval(p.default), p)
+                self._bind(name, _option_default(self.eval(p.default), name), p)
             else:
                 self.params.add(name)
         if params.star_kwarg is not None:
@@ -1045,3 +1046,10 @@ def deep_copy(m: Module, memo: dict | None = None):
         if isinstance(value, Module) and value.parent is None:
             value.parent = copy
     return copy
+
+
+def _option_default(value, name: str):
+    """A bool default is an option a caller may flip: marked, so `if name:` runs both arms (Scope.run_if)."""
+    if isinstance(value, Literal) and type(value.value) is bool:
+        return OptionDefault(value.value, name)
+    return value

@@ -43,6 +43,8 @@ class Facts:
         self.problems: list[Problem] = []
         self.name_values: dict[int, Tensor] = {}  # id(Name node) -> Tensor at that point
         self.expr_values: dict[int, Tensor] = {}  # id(expression node) -> the Tensor it evaluated to
+        # id(write node or statement) -> "`flag` is true": code that runs only when a bool parameter is not its default
+        self.option_conditions: dict[int, str] = {}
         self.seq = itertools.count(1)
         self._seen_problems: set = set()
         self.saves: list[Save] = []

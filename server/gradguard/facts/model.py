@@ -284,6 +284,14 @@ class Literal:
     value: object
 
 
+@dataclass(frozen=True)
+class OptionDefault(Literal):
+    """A bool parameter left at its default (`init_uniform=False`): a caller turns the other arm of an `if` on it
+    on with one argument, so that arm is reachable code."""
+
+    param: str = ""
+
+
 @dataclass(eq=False)
 class Problem:
     """Something the analysis proved will go wrong; rules turn these into findings."""

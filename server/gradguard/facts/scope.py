@@ -23,6 +23,7 @@ from .model import (
     Instance,
     Literal,
     Module,
+    OptionDefault,
     Problem,
     Seq,
     Tensor,
@@ -160,6 +161,8 @@ class Scope(ExpressionsMixin, CallsMixin, TensorOpsMixin, ModulesMixin, Optimize
         self.loops: list[LoopFrame] = list(parent.loops) if parent is not None else []
         self.stmt: cst.CSTNode | None = parent.stmt if parent is not None else None
         self.guarded = parent.guarded if parent is not None else 0  # inside `if self.training:`-like arms
+        # inside the arm of `if flag:` that a bool parameter's default turns off: "`flag` is true"
+        self.option_condition = parent.option_condition if parent is not None else ""
         self.top: cst.CSTNode | None = top  # the top-level statement being run (locates blocks)
         self.inference = parent.inference if parent is not None else None  # `torch.inference_mode()` call
         self.returns: list = []
@@ -469,6 +472,10 @@ class Scope(ExpressionsMixin, CallsMixin, TensorOpsMixin, ModulesMixin, Optimize
     def run_if(self, stmt: cst.If) -> None:
         test = self.eval(stmt.test)
         decided = truth(test)
+        option = self._option_flag(stmt.test) if decided is not None else None
+        if option is not None:
+            # `if init_uniform:` with init_uniform=False by default: one argument runs the other arm
+            return self._run_option_arms(stmt, decided, option)
         if decided is True:
             self.run_body(stmt.body.body)
             return
@@ -486,6 +493,37 @@ class Scope(ExpressionsMixin, CallsMixin, TensorOpsMixin, ModulesMixin, Optimize
         self.path = saved
         if guard:
             self.guarded -= 1
+        self.join_arms(arms)
+
+    def _option_flag(self, test) -> tuple[str, bool] | None:
+        """(name, its default) when the test is `name` or `not name` and the name holds a bool parameter's default."""
+        node = test.expression if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not else test
+        if type(node) is not cst.Name:
+            return None
+        value = self.env.get(node.value) if node.value in self.env else None
+        return (node.value, value.value) if isinstance(value, OptionDefault) else None
+
+    def _run_option_arms(self, stmt: cst.If, decided: bool, option: tuple[str, bool]) -> None:
+        """The default's arm runs as before; the other arm runs for what it proves (its writes carry the condition),
+        and its names and returns are dropped: the values after the branch stay the default's (joining them lost
+        the tuple of `return z if no_dec else (x, mu, z)` and the bugs that use it)."""
+        name, default = option
+        condition = f"`{name}` is {'false' if default else 'true'}"
+        saved, outer = self.path, self.option_condition
+        arms = []
+        for i, live in ((0, decided), (1, not decided)):
+            self.path = self.branch_path(stmt, i)
+            run = (lambda: self.run_body(stmt.body.body)) if i == 0 else (lambda: self._run_orelse(stmt.orelse))
+            if live:
+                arms.append(self.env.run_arm(run))
+                continue
+            self.option_condition = condition
+            returns, yields, returned = len(self.returns), len(self.yields), self.returned
+            self.env.run_arm(run)
+            del self.returns[returns:], self.yields[yields:]
+            self.returned = returned
+            self.option_condition = outer
+        self.path = saved
         self.join_arms(arms)
 
     def _run_orelse(self, orelse) -> None:

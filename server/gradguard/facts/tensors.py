@@ -207,6 +207,8 @@ class TensorOpsMixin:
         w = Write(self.new_seq(), node, stmt, op, kind, 0, self.path, target_name=t.name, module_ctor=module_ctor,
                   top=self.top)
         w.loops = tuple(f.node for f in self.loops)
+        if self.option_condition:
+            self.facts.option_conditions[id(node)] = self.facts.option_conditions[id(stmt)] = self.option_condition
         if t.view_kind == "detach":
             w.via = "detach"
         elif t.view_of is not None:

@@ -174,6 +174,10 @@ class RuleContext:
         if span is None:
             return None
         related = tuple(r for r in related if r)
+        condition = getattr(self.facts, "option_conditions", {}).get(id(node))
+        if condition:  # behind a bool parameter's default: reachable with one argument, and said so
+            message += self.t(f" This runs when {condition} (not the default).",
+                              f" 这段代码在 {condition.replace(' is true', ' 为 True').replace(' is false', ' 为 False')} 时运行（非默认值）。")
         if self.lang == "zh":  # Chinese labels and one spacing rule around code spans, whoever wrote the text
             message, explanation = zh_text(message), zh_text(explanation)
             related = tuple(Related(r.span, zh_text(r.message)) for r in related)
