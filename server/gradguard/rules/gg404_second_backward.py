@@ -120,8 +120,8 @@ def check(ctx):
             # the container this program keeps, not the example's
             message = message.replace("`del self.log_probs[:]`", fix.message[fix.message.index("`del "):].split(" after")[0])
         if fix is not None:
-            message = message.rstrip(".") + ". " + ctx.t(f"Fix: {fix.message[:1].lower()}{fix.message[1:]}.",
-                                                          f"修复：{fix.message}。")
+            message = message.rstrip(".。") + ctx.t(f". Fix: {fix.message[:1].lower()}{fix.message[1:]}.",
+                                                     f"。修复：{fix.message}。")
         related = []
         if freed_by is not None and not same:
             related.append(ctx.related(freed_by, freed_hint, ctx.t("this backward frees the graph", "这次反向传播释放了计算图")))
