@@ -57,6 +57,8 @@ COPYISH_METHODS = set(
     "to float double half bfloat16 cuda cpu type type_as contiguous reshape reshape_as flatten "
     "squeeze_copy view_copy".split()
 )
+# Of those, the ones that return a view of a contiguous input (probed on torch 2.13; a copy after permute/t/expand).
+RESHAPES = {"reshape", "reshape_as", "flatten", "contiguous"}
 NON_TENSOR_METHODS = set(
     "item tolist numpy size dim numel nelement element_size stride storage_offset data_ptr is_contiguous "
     "is_floating_point is_complex untyped_storage get_device __len__ equal allclose".split()
@@ -642,6 +644,7 @@ class CallsMixin:
             requires_grad = False
         t = self.new_tensor(requires_grad=requires_grad, is_leaf=True, origin=node,
                             created_by=q + ("(..., requires_grad=True)" if requires_grad else "(...)"))
+        t.contiguous = not q.endswith("_like")  # empty_like(x) keeps x's strides
         if q.rsplit(".", 1)[-1] in ("rand", "randn", "zeros", "ones", "empty", "full"):
             t.shape = _literal_shape(positional[:1] if q.endswith("full") else positional)
         elif q.rsplit(".", 1)[-1] == "eye" and positional and len(positional) <= 2:
@@ -875,6 +878,13 @@ class CallsMixin:
                                   owners=self.owners_of([t]) if self.grad != GRAD_OFF else EMPTY)
             out.shape = t.shape
             return out
+        if name in RESHAPES and t.contiguous:
+            self.args_of(node)
+            if name == "contiguous":
+                return t  # torch returns the tensor itself
+            view = self.view_of(t, node, "view")  # reshape of a contiguous tensor is a view (same version counter)
+            view.contiguous = True
+            return view
         if name in COPYISH_METHODS:
             self.args_of(node)
             return self.new_tensor(requires_grad=t.requires_grad if self.grad != GRAD_OFF else False,

@@ -130,6 +130,9 @@ class Tensor:
     shape: tuple | None = None  # when the code spells it out with literal sizes
     overlapping: bool = False  # an expand() that broadcasts: several elements share one memory location
     broadcast_dims: tuple = ()  # which dimensions that expand() broadcast (stride 0)
+    # laid out contiguously for sure (a factory's result, a Linear or matmul output, ops on such tensors): then
+    # reshape/flatten return a view and .contiguous() the tensor itself (torch 2.13; after a transpose they copy)
+    contiguous: bool = False
     inference_call: cst.CSTNode | None = None  # created under this `torch.inference_mode()` call
     inference_top: cst.CSTNode | None = None
     inference_origin: cst.CSTNode | None = None  # the expression that made the inference tensor (views keep it)

@@ -415,6 +415,8 @@ class ModulesMixin:
             # not claimed, but its output stays in its input's graph
             return self._generic_result(tensors, node) if tensors and not grad_off else None
         out = result_tensor()
+        out.contiguous = kind in ("torch.nn.Linear", "torch.nn.Bilinear") or bool(tensors) and all(
+            isinstance(t, Tensor) and t.contiguous for t in tensors)
         if m.saves_output and rg:
             out.history = out.history | {self.save(out, short_kind(kind), site, "output")}
         return out

@@ -137,6 +137,8 @@ class TensorOpsMixin:
         if row is None:
             return self._generic_result(tensors, node)
         result = self._generic_result(tensors, node)
+        # an op's output follows its inputs' layout: contiguous when they all are (matmul, cat: always)
+        result.contiguous = row.op in ("matmul", "linear", "addmm", "cat") or all(t.contiguous for t in tensors)
         if self.grad == GRAD_OFF:
             return self._tuple_result(row, result, tensors, node, op_name, set()) if row.outputs else result
         saves = set()
