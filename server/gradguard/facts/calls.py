@@ -596,6 +596,11 @@ class CallsMixin:
             args()
             return self._new_module(q, None, None, node)
         positional, keywords = args()
+        if q in ("torch.reshape", "torch.flatten") and positional and isinstance(positional[0], Tensor) \
+                and positional[0].contiguous:
+            view = self.view_of(positional[0], node, "view")  # as Tensor.reshape / Tensor.flatten of it
+            view.contiguous = True
+            return view
         arity = TUPLE_RESULTS.get(q)
         if arity is not None and row is None and flat_tensors(positional):
             # `vals, vecs = torch.linalg.eigh(a)`: separate tensors in the input's graph (what they save: not claimed)
