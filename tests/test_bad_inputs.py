@@ -2,7 +2,8 @@
 
 Most tests run `python -m gradguard check ...` as a subprocess (as a user or CI would); the
 atomic-write tests call the CLI in-process so that they can interrupt it at chosen points.
-Exit statuses: 0 clean, 1 findings, 2 error (unreadable, undecodable, too large, not fixed).
+Exit statuses: 0 clean, 1 something reported (findings, code not analysed, a fix not written), 2 nothing could be
+reported for a path (unreadable, undecodable, too large).
 """
 from __future__ import annotations
 

@@ -106,4 +106,14 @@ def discover(paths: list[str], resolver: ConfigResolver, default_excludes: bool 
                 except OSError:
                     pass  # a dangling or looping link: reported as unreadable
                 found.append(path)
-    return found
+    return _without_aliases(found)
+
+
+def _without_aliases(found: list[Path]) -> list[Path]:
+    """Drop a symlink to a file that is found under its own name too (`link.py -> src/real.py`): one report, and
+    --fix writes the file once."""
+    links = {p for p in found if os.path.islink(p)}
+    if not links:
+        return found
+    real = {os.path.realpath(p) for p in found if p not in links}
+    return [p for p in found if p not in links or os.path.realpath(p) not in real]
