@@ -178,7 +178,7 @@ async def test_safe_fix_is_preferred(client: LanguageClient):
     uri, published = await open_and_wait(client, P.SAFE_FIXES)
     actions = await code_actions(client, uri, published.diagnostics[:1], only=[types.CodeActionKind.QuickFix])
     fix = next(a for a in actions if a.is_preferred)
-    assert fix.title == "gradguard (GG101): Do the update under `torch.no_grad()`"
+    assert fix.title == "gradguard (GG101): Do the adjacent updates under one `torch.no_grad()`"
 
 
 async def test_disable_for_this_line_adds_or_extends_noqa(client: LanguageClient):
@@ -211,9 +211,9 @@ async def test_fix_all_is_resolved_lazily_and_applies_the_safe_fixes(client: Lan
     assert action.kind == "source.fixAll.gradguard" and action.edit is None
     resolved = await client.code_action_resolve_async(action)
     edits, version = edits_for(resolved.edit, uri)
-    assert version == 1 and len(edits) == 2
+    assert version == 1 and len(edits) == 1  # the two adjacent updates share one block
     new_text = apply_edits(P.SAFE_FIXES, edits)
-    assert "with torch.no_grad():\n    w -= 0.1 * w.grad\nwith torch.no_grad():\n    b -= 0.1 * b.grad\n" in new_text
+    assert "with torch.no_grad():\n    w -= 0.1 * w.grad\n    b -= 0.1 * b.grad\n" in new_text
     mark = change_doc(client, uri, new_text, 2)
     assert codes_lines(await wait_publish(client, uri, mark, version=2)) == []
 
@@ -223,9 +223,9 @@ async def test_fix_all_command_sends_a_versioned_workspace_edit(client: Language
     result = await client.workspace_execute_command_async(
         types.ExecuteCommandParams(command="gradguard.applyFixAll", arguments=[uri])
     )
-    assert result == {"applied": True, "edits": 2}
+    assert result == {"applied": True, "edits": 1}
     edits, version = edits_for(client.applied_edits[-1], uri)
-    assert version == 1 and len(edits) == 2
+    assert version == 1 and len(edits) == 1
 
 
 ONE_SAFE_ONE_UNSAFE = """import torch

@@ -959,3 +959,47 @@ def move_after(ctx, stmt, hint, after, after_hint, name: str) -> tuple[tuple[Edi
     delete = Edit(Span(span.start_line, 0, span.end_line + 1, 0), "")
     insert = Edit(Span(target.end_line + 1, 0, target.end_line + 1, 0), moved)
     return (delete, insert), target.end_line + 1
+
+
+def wrap_no_grad_run(ctx, members) -> Edit | None:
+    """Adjacent statements (`w -= lr * w.grad` then `b -= lr * b.grad`), each `(stmt, hint)`, inside one
+    `with <torch>.no_grad():`; None unless they are whole lines following one another at one indentation."""
+    torch = ctx.torch_name()
+    spans = [ctx.span(stmt, hint) for stmt, hint in members]
+    if torch is None or len(members) < 2 or any(s is None for s in spans) or any(
+            not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1 for stmt, _ in members):
+        return None
+    source = ctx.source
+    indent = source.line_text(spans[0].start_line)[:spans[0].start_col]
+    if indent.strip():
+        return None
+    for prev, nxt in zip(spans, spans[1:]):
+        if nxt.start_line != prev.end_line + 1 or nxt.start_col != spans[0].start_col:
+            return None
+    for span in spans:
+        if source.line_text(span.start_line)[:span.start_col] != indent:
+            return None
+        rest = source.line_text(span.end_line)[span.end_col:]
+        if rest.strip() and not rest.strip().startswith("#"):
+            return None
+    first, last = spans[0], spans[-1]
+    unit = indent_unit(source.lines, indent)
+    starts = {s.start_line for s in spans}
+    lines = source.lines[first.start_line:last.end_line + 1]
+    body = "\n".join((indent + unit + line[len(indent):]) if first.start_line + i in starts else line
+                     for i, line in enumerate(lines))
+    new = f"{indent}with {torch}.no_grad():\n{body}"
+    originals = [_parse_statement(source.slice(s) if s.start_line == s.end_line else
+                                  "\n".join(source.lines[s.start_line:s.end_line + 1])[s.start_col:]) for s in spans]
+    if any(o is None for o in originals):
+        return None
+    try:
+        built = ast.parse(new[len(indent):].replace("\n" + indent, "\n")).body if indent else ast.parse(new).body
+    except (SyntaxError, ValueError):
+        return None
+    expected = ast.With(items=[ast.withitem(context_expr=ast.Call(
+        func=ast.Attribute(value=ast.Name(torch, ast.Load()), attr="no_grad", ctx=ast.Load()), args=[],
+        keywords=[]))], body=originals)
+    if len(built) != 1 or _dump(built[0]) != _dump(expected):
+        return None
+    return Edit(Span(first.start_line, 0, last.end_line, len(source.line_text(last.end_line))), new)

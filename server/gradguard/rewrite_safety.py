@@ -33,6 +33,7 @@ _READING_BUILTINS = frozenset({"print", "len", "float", "int", "bool", "str", "r
                                "math.isfinite"})
 _TORCH_PREFIXES = ("torch.nn.functional.", "torch.", "F.", "nn.functional.", "torch.linalg.", "torch.special.")
 _LOOPS = (cst.For, cst.While)
+_BUDGET = 20_000  # statements walked by all proofs of one file
 _SCOPES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
 
 
@@ -72,6 +73,7 @@ class _Scan:
         self.position = 0
         self.seen_write = False
         self.module_level = False
+        self.spent = None  # the file's shared count of statements walked
 
     # -------------------------------------------------------------- the walk
     def statements(self, body, loops: tuple, conditional: bool) -> None:
@@ -80,6 +82,8 @@ class _Scan:
 
     def statement(self, stmt, loops: tuple, conditional: bool) -> None:
         self.position += 1
+        if self.spent is not None:
+            self.spent[0] += 1
         if stmt is self.write_stmt:
             self.seen_write = True
             self.write_loops = loops
@@ -469,7 +473,13 @@ def unobservable_rebinding(ctx, write, hint, name: str) -> str | None:
         return not any(t.counter is counter and t is not made and t.origin is not made.origin
                        for t in facts.expr_values.values())
 
+    # The proof walks the scope once per fix: bounded per file, so a file of many writes stays linear (past the
+    # budget a rewrite is simply not proven safe).
+    spent = ctx.__dict__.setdefault("_rebinding_budget", [0])
+    if spent[0] > _BUDGET:
+        return "the file is too large for the proof"
     scan = _Scan(name, stmt, tensors, new_tensor)
+    scan.spent = spent
     if holder is not None:
         if any(p.name.value == name for p in _params(holder.params)):
             return f"`{name}` is a parameter (the caller's tensor would no longer be modified)"
@@ -552,6 +562,7 @@ _ZH = [
     (r"^the write runs inside a function called from here", r"写入发生在从这里调用的函数中"),
     (r"^the module's other statements are not known", r"模块的其他语句未知"),
     (r"^part of the file did not parse", r"文件的一部分无法解析"),
+    (r"^the file is too large for the proof", r"文件太大，无法完成证明"),
     (r" in a loop that writes it again$", r"，且所在循环会再次写入它"),
 ]
 

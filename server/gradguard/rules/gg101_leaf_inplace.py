@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from .. import fixes
 from . import Rule, make_fix
 from ..i18n import created_by
 from ._common import created_line, creation_site, inplace_false, name_of, out_of_place_rewrite
@@ -70,17 +71,45 @@ def _is_update(ctx, problem) -> bool:
     return ".grad" in ctx.code(problem.write.stmt)
 
 
+def _update_runs(ctx, problems) -> dict:
+    """id(stmt) -> the edit putting its whole run of adjacent parameter updates under one `torch.no_grad()`."""
+    updates = sorted(((ctx.span(p.write.stmt, p.top), p) for p in problems if _is_update(ctx, p)
+                      and ctx.span(p.write.stmt, p.top) is not None), key=lambda item: item[0].start_line)
+    runs, current, seen = [], [], set()
+    for span, p in updates:
+        if id(p.write.stmt) in seen:
+            continue  # one statement writing two leaves
+        seen.add(id(p.write.stmt))
+        if current and span.start_line == current[-1][0].end_line + 1 and span.start_col == current[-1][0].start_col:
+            current.append((span, p))
+        else:
+            current = [(span, p)]
+            runs.append(current)
+    edits = {}
+    for run in runs:
+        if len(run) > 1:
+            edit = fixes.wrap_no_grad_run(ctx, [(p.write.stmt, p.top) for _, p in run])
+            if edit is not None:
+                edits.update({id(p.write.stmt): edit for _, p in run})
+    return edits
+
+
 @RULE.checker
 def check(ctx):
-    for problem in ctx.problems("leaf-write"):
+    problems = list(ctx.problems("leaf-write"))
+    runs = _update_runs(ctx, problems)
+    for problem in problems:
         write, tensor, hint = problem.write, problem.tensor, problem.top
         name = name_of(tensor)
         line = created_line(ctx, tensor, hint)
         fix = None
         rewrite = out_of_place_rewrite(ctx, write, hint)
         if _is_update(ctx, problem):
-            fix = make_fix("safe", ctx.t("Do the update under `torch.no_grad()`", "在 `torch.no_grad()` 中执行更新"),
-                           ctx.wrap_no_grad(write.stmt, hint))
+            run = runs.get(id(write.stmt))
+            fix = make_fix("safe", ctx.t("Do the update under `torch.no_grad()`", "在 `torch.no_grad()` 中执行更新")
+                           if run is None else ctx.t("Do the adjacent updates under one `torch.no_grad()`",
+                                                     "在同一个 `torch.no_grad()` 中执行相邻的更新"),
+                           run or ctx.wrap_no_grad(write.stmt, hint))
         elif write.kind in ("inplace_arg", "inplace_module") and (flag := inplace_false(ctx, write, hint)) and (
                 flag[1] is None or not problem.detail.get("loop_backward")):
             if flag[1] is None:
