@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import libcst as cst
 
+from .fixes import _function_holding
+
 # Tensor methods and attributes whose result may be the tensor itself or share its storage: reading `p` through
 # them makes an alias. The op table adds the view ops it knows; a trailing `_` (an in-place method) returns self.
 _ALIAS_METHODS = frozenset({
@@ -501,24 +503,6 @@ def unobservable_rebinding(ctx, write, hint, name: str) -> str | None:
         scan.statements(module.body, (), False)
         # a class body reading the name: it runs as module code, but it is simpler to refuse
     return scan.verdict()
-
-
-def _function_holding(top, stmt):
-    """The innermost def inside `top` whose own body (not a nested def's) holds `stmt`; None at module level."""
-    if top is None:
-        return None
-    stack = [(top, None)]
-    while stack:
-        node, holder = stack.pop()
-        if node is stmt:
-            return holder
-        if isinstance(node, cst.BaseExpression):
-            continue
-        inner = node if isinstance(node, cst.FunctionDef) else holder
-        if isinstance(node, cst.ClassDef) and node is not top:
-            inner = holder
-        stack.extend((child, inner) for child in node.children)
-    return None
 
 
 # The reasons in Chinese: each English clause above, its code spans kept.

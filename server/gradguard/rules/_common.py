@@ -146,6 +146,18 @@ def rebinding_risk(ctx: RuleContext, write, hint, rewrite_text: str) -> str | No
                  f"{zh_reason(reason)}，那个引用会保留旧值")
 
 
+def written_name(write) -> cst.Name | None:
+    """The plain name a statement of its own writes in place: `c` of `c.zero_()` / `c *= 2`."""
+    stmt = write.stmt
+    small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 else None
+    receiver = None
+    if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call) and isinstance(small.value.func, cst.Attribute):
+        receiver = small.value.func.value
+    elif isinstance(small, cst.AugAssign):
+        receiver = small.target
+    return receiver if isinstance(receiver, cst.Name) else None
+
+
 def statement_of(ctx: RuleContext, node, hint):
     """(the simple statement line holding `node`, its top-level statement); the hint's block is searched first."""
     if node is None:

@@ -5,7 +5,7 @@ import libcst as cst
 
 from . import Rule, make_fix
 from .. import fixes
-from ._common import statement_of, STALE_ERROR, STALE_MATCH, stale_error, clone_argument, clone_output, out_of_place_rewrite, rebinding_risk, saved_name, stale_timeline, use_phrase
+from ._common import statement_of, written_name, STALE_ERROR, STALE_MATCH, stale_error, clone_argument, clone_output, out_of_place_rewrite, rebinding_risk, saved_name, stale_timeline, use_phrase
 
 RULE = Rule(
     code="GG201",
@@ -99,14 +99,8 @@ def check(ctx):
 def _copy_at_detach(ctx, write):
     """`c = out.detach()` then `c.zero_()`: `detach()` says the author wanted a tensor apart from the graph, but
     it shares `out`'s memory and version counter. Make it a copy: `c = out.detach().clone()`."""
-    stmt = write.stmt
-    small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 else None
-    receiver = None
-    if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call) and isinstance(small.value.func, cst.Attribute):
-        receiver = small.value.func.value
-    elif isinstance(small, cst.AugAssign):
-        receiver = small.target
-    if not isinstance(receiver, cst.Name):
+    receiver = written_name(write)
+    if receiver is None:
         return None
     facts = ctx.facts
     alias = facts.name_values.get(id(receiver)) or facts.expr_values.get(id(receiver))

@@ -5,7 +5,7 @@ import libcst as cst
 
 from . import Rule, make_fix
 from .. import fixes
-from ._common import saved_name, statement_of, use_phrase
+from ._common import saved_name, statement_of, use_phrase, written_name
 
 RULE = Rule(
     code="GG501",
@@ -93,14 +93,8 @@ def check(ctx):
 
 def _copy_at_alias(ctx, write, hint):
     """`c = out.data` then `c.zero_()`: the alias is made a copy, `c = out.data.clone()`."""
-    stmt = write.stmt
-    small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 else None
-    receiver = None
-    if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call) and isinstance(small.value.func, cst.Attribute):
-        receiver = small.value.func.value
-    elif isinstance(small, cst.AugAssign):
-        receiver = small.target
-    if not isinstance(receiver, cst.Name):
+    receiver = written_name(write)
+    if receiver is None:
         return None
     facts = ctx.facts
     alias = facts.name_values.get(id(receiver)) or facts.expr_values.get(id(receiver))
