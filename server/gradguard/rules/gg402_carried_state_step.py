@@ -76,7 +76,7 @@ def check(ctx):
         detached = detach_carry_fix(ctx, problem) or detach_carry_at_read(ctx, problem)
         new = detached[1] if detached else f"{problem.carry_target}.detach()"
         fix = make_fix("unsafe", ctx.t(f"Carry `{new}` (cuts the graph: no gradient into earlier iterations)",
-                                       f"改为携带 `{new}`（截断计算图：梯度不再流入之前的迭代）"),
+                                       f"把传给下一轮的状态改为 `{new}`（截断计算图：梯度不再流入之前的迭代）"),
                        detached[0] if detached else None)
         s_line, save_notes = weight_save_notes(ctx, problem, hint)
         w_line = ctx.line(write.node, write.top or hint)
@@ -87,7 +87,7 @@ def check(ctx):
             f"weights that graph saved on line {s_line}, so the next `backward()` (line {b_line}) fails. "
             f"Carry `{new}`. (`=` is not in-place; the old graph is the problem.)",
             f"`{name}` 把这一轮的计算图带进下一轮；第 {w_line} 行的 `{write.op}` 修改了这张图在第 {s_line} 行保存的权重，"
-            f"所以下一轮的 `backward()`（第 {b_line} 行）会失败。请改为携带 `{new}`。（`=` 不是原地操作，问题在于旧的计算图。）")
+            f"所以下一轮的 `backward()`（第 {b_line} 行）会失败。请把传给下一轮的状态改为 `{new}`。（`=` 不是原地操作，问题在于旧的计算图。）")
         related = [
             ctx.related(write.node, write.top or hint, ctx.t("the optimizer modifies the weights here", "优化器在这里修改权重")),
             *save_notes,

@@ -65,7 +65,7 @@ def check(ctx):
         detached = detach_carry_fix(ctx, problem) or detach_carry_at_read(ctx, problem)
         new = detached[1] if detached else f"{problem.carry_target}.detach()"
         fix = make_fix("unsafe", ctx.t(f"Carry `{new}` (cuts the graph: no gradient into earlier iterations)",
-                                       f"改为携带 `{new}`（截断计算图：梯度不再流入之前的迭代）"),
+                                       f"把传给下一轮的状态改为 `{new}`（截断计算图：梯度不再流入之前的迭代）"),
                        detached[0] if detached else None)
         freed_by = problem.detail.get("freed_by")
         f_line = ctx.line(freed_by, hint) if freed_by is not None else 0
@@ -76,7 +76,7 @@ def check(ctx):
             f"next `backward()` (line {b_line}) goes through it again and fails. Carry `{new}`. (`retain_graph=True` "
             f"instead keeps every iteration's graph in memory, and the first `step()` turns this into GG402.)",
             f"`{name}` 把这一轮的计算图带进下一轮，但第 {f_line} 行的 `backward()` 释放了它；下一轮的 `backward()`（第 {b_line} 行）"
-            f"再次经过它并失败。请改为携带 `{new}`。（若改用 `retain_graph=True`，每一轮的计算图都会留在内存中，"
+            f"再次经过它并失败。请把传给下一轮的状态改为 `{new}`。（若改用 `retain_graph=True`，每一轮的计算图都会留在内存中，"
             f"而第一次 `step()` 就会把它变成 GG402。）")
         related = []
         if freed_by is not None:
