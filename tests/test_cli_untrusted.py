@@ -358,7 +358,7 @@ def _stderr_on_a_terminal(args: list[str], cwd: Path) -> str:
     leader, follower = pty.openpty()
     try:
         proc = subprocess.run([sys.executable, "-m", "gradguard", *args], cwd=cwd, stdout=subprocess.PIPE,
-                              stderr=follower, timeout=120, env={**os.environ, "NO_COLOR": "1"})
+                              stderr=follower, timeout=120, env={**os.environ, "NO_COLOR": "1", "GRADGUARD_PROGRESS_DELAY": "0"})
         os.close(follower)
         follower = -1
         chunks = []

@@ -120,7 +120,8 @@ class Progress:
     """`checking 120/4,000 files` on stderr, rewritten in place, for runs longer than a moment on a terminal;
     silent when stderr is not a terminal and under --quiet or --silent. The line is erased at the end."""
 
-    DELAY, EVERY = 0.5, 0.1  # seconds before the first line, and between lines
+    # seconds before the first line (GRADGUARD_PROGRESS_DELAY: tests show it at once), and between lines
+    DELAY, EVERY = float(os.environ.get("GRADGUARD_PROGRESS_DELAY", "0.5") or 0.5), 0.1
 
     def __init__(self, total: int, lang: str, enabled: bool, stream=None):
         self.total, self.lang, self.stream = total, lang, stream or sys.stderr

@@ -813,6 +813,8 @@ def multi_view_error(ctx: RuleContext, tensor) -> str:
         name = _split_kind(origin, name)
     row = load_op_table().get(name) if name else None
     node = row.printed("output_of", name) if row is not None else None
+    if row is not None and row.view != "multi":
+        node = "Unbind"  # the views came from unpacking or iterating this op's single result: torch unbinds it
     return f"Output <i> of {node or '<op>'} {MULTI_VIEW_TAIL}"
 
 
