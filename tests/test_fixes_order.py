@@ -196,12 +196,158 @@ opt_g.step()
 """
 
 
-def test_a_step_inside_a_helper_gets_the_recipe_with_the_programs_names():
+def test_a_step_inside_a_helper_is_repaired_at_the_call_of_the_helper():
     finding = gg401(HELPER_STEP)
+    assert finding.fix.message == (
+        "Recompute line 14 after `step_d(opt_d, d_fake.mean())` and give the step's own loss `fake.detach()` "
+        "(unsafe: the recomputed forward sees the new weights; dropout and BatchNorm statistics run again)")
+    fixed = apply(HELPER_STEP, finding.fix)
+    assert fixed == HELPER_STEP.replace(
+        "d_fake = D(fake)\nstep_d(opt_d, d_fake.mean())\n",
+        "d_fake = D(fake.detach())\nstep_d(opt_d, d_fake.mean())\nd_fake = D(fake)\n")
+    exec(compile(fixed, "t.py", "exec"), {"__name__": "__main__"})  # runs clean under torch
+
+
+# SAC-style: one helper zeroes, back-propagates and steps; the policy loss was computed before the critics' updates.
+HELPER_UPDATES = """\
+import torch
+from torch import nn
+
+
+def update(opt, loss):
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+
+
+torch.manual_seed(0)
+policy, q1, q2 = nn.Linear(3, 1), nn.Linear(4, 1), nn.Linear(4, 1)
+opt_p, opt_q1, opt_q2 = (torch.optim.SGD(m.parameters(), lr=0.1) for m in (policy, q1, q2))
+for _ in range(2):
+    s, a, r = torch.randn(8, 3), torch.randn(8, 1), torch.randn(8, 1)
+    q1_loss = (q1(torch.cat([s, a], 1)) - r).pow(2).mean()
+    q2_loss = (q2(torch.cat([s, a], 1)) - r).pow(2).mean()
+    sa = torch.cat([s, policy(s)], 1)
+    policy_loss = -torch.min(q1(sa), q2(sa)).mean()
+    update(opt_q1, q1_loss)
+    update(opt_q2, q2_loss)
+    update(opt_p, policy_loss)
+"""
+
+
+def test_a_backward_inside_a_helper_is_found_at_the_later_call_of_that_helper():
+    text = HELPER_UPDATES
+    for _ in range(3):  # one step at a time, as `gradguard check --fix` applies them
+        found = [f for f in ENGINE.check(text, "t.py").findings if f.code == "GG401"]
+        if not found:
+            break
+        assert found[0].fix is not None, found[0].message
+        text = apply(text, found[0].fix)
+    assert text == HELPER_UPDATES.replace(
+        "    policy_loss = -torch.min(q1(sa), q2(sa)).mean()\n    update(opt_q1, q1_loss)\n    update(opt_q2, q2_loss)\n",
+        "    update(opt_q1, q1_loss)\n    update(opt_q2, q2_loss)\n    policy_loss = -torch.min(q1(sa), q2(sa)).mean()\n")
+    exec(compile(text, "t.py", "exec"), {"__name__": "__main__"})
+
+
+STEP_IN_IF = """\
+import torch
+from torch import nn
+
+torch.manual_seed(0)
+G, V = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 3)), nn.Linear(3, 1)
+opt_g, opt_v = torch.optim.SGD(G.parameters(), lr=0.1), torch.optim.SGD(V.parameters(), lr=0.1)
+for k in range(2):
+    fake = G(torch.randn(8, 4))
+    loss_g = -fake.mean()
+    loss_v = (V(fake) - 1).pow(2).mean()
+    if k % 1 == 0:
+        loss_g.backward(retain_graph=True)
+        opt_g.step()
+    if k % 1 == 0:
+        loss_v.backward()
+        opt_v.step()
+"""
+
+
+def test_a_step_inside_an_if_recomputes_at_the_top_of_the_later_backwards_if():
+    fix = gg401(STEP_IN_IF).fix
+    fixed = apply(STEP_IN_IF, fix)
+    assert fixed == STEP_IN_IF.replace("    loss_v = (V(fake) - 1).pow(2).mean()\n", "").replace(
+        "    if k % 1 == 0:\n        loss_v.backward()\n",
+        "    if k % 1 == 0:\n        loss_v = (V(fake.detach()) - 1).pow(2).mean()\n        loss_v.backward()\n")
+    exec(compile(fixed, "t.py", "exec"), {"__name__": "__main__"})
+
+
+# Two losses of one model, each summed over a loop, each stepped: the minimax of the Anomaly Transformer.
+ACCUMULATED = """\
+import torch
+from torch import nn
+
+torch.manual_seed(0)
+model = nn.Sequential(nn.Linear(3, 8), nn.Tanh(), nn.Linear(8, 2))
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+x = torch.randn(4, 3)
+out = model(x)
+loss_a = 0.0
+loss_b = 0.0
+for u in range(2):
+    loss_a += out[:, u].pow(2).mean()
+    loss_b += out[:, u].abs().mean()
+loss_b = loss_b / 2
+loss_a.backward(retain_graph=True)
+opt.step()
+loss_b.backward()
+opt.step()
+"""
+
+
+def test_a_loop_adding_to_the_later_loss_is_run_again_with_its_starting_value():
+    fix = gg401(ACCUMULATED).fix
+    assert fix.message.startswith("Recompute lines 8, 9, 10, 11 and 14 after `opt.step()`")
+    fixed = apply(ACCUMULATED, fix)
+    assert fixed == ACCUMULATED.replace("loss_b = loss_b / 2\n", "").replace(
+        "opt.step()\nloss_b.backward()",
+        "opt.step()\nout = model(x)\nloss_a = 0.0\nloss_b = 0.0\nfor u in range(2):\n"
+        "    loss_a += out[:, u].pow(2).mean()\n    loss_b += out[:, u].abs().mean()\nloss_b = loss_b / 2\n"
+        "loss_b.backward()", 1)
+    ns = {"__name__": "__main__"}
+    exec(compile(fixed, "t.py", "exec"), ns)
+    out = ns["out"].detach()  # the recomputed loss_b starts from 0.0 again: the mean over the two columns, once
+    assert torch.allclose(ns["loss_b"].detach(), (out[:, 0].abs().mean() + out[:, 1].abs().mean()) / 2)
+
+
+FORWARD_ELSEWHERE = """\
+import torch
+from torch import nn
+
+torch.manual_seed(0)
+G, D = nn.Linear(4, 2), nn.Linear(2, 1)
+opt_g, opt_d = torch.optim.SGD(G.parameters(), lr=0.1), torch.optim.SGD(D.parameters(), lr=0.1)
+
+
+def losses(z):
+    fake = G(z)
+    return -D(fake).mean(), D(fake.detach()).mean()
+
+
+def backward(g_loss, d_loss):
+    d_loss.backward()
+    opt_d.step()
+    g_loss.backward()
+    opt_g.step()
+
+
+g_loss, d_loss = losses(torch.randn(8, 4))
+backward(g_loss, d_loss)
+"""
+
+
+def test_a_forward_outside_the_function_that_steps_gets_the_recipe_with_the_programs_names():
+    finding = gg401(FORWARD_ELSEWHERE)
     assert finding.fix is None
     assert finding.message == (
-        "`opt.step()` (line 7) modifies the parameters of `D` in place, but the graph built on line 14 saved them and "
-        "`backward()` on line 17 still needs it. After the step, compute `d_fake = D(fake)` (line 14) again and "
+        "`opt_d.step()` (line 16) modifies the parameters of `D` in place, but the graph built on line 21 saved them "
+        "and `backward()` on line 17 still needs it. After the step, compute `losses(torch.randn(8, 4))` again and "
         "`g_loss` from it; where the stepped model's own loss reads another model's output, pass it `.detach()`. "
         "(`.detach()` alone still raises; moving the backward before the step makes the step use its gradient too.)")
 

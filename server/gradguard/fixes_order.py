@@ -193,31 +193,61 @@ def recompute_after_step(ctx, problems) -> tuple[Edit, dict] | None:
     Returns the edit and what it does ({"detached": [...], "recomputed": [...], "moved": [...], "after": line})."""
     first = problems[0]
     write, use = first.write, first.use
-    top = write.top or first.top  # the top-level statement holding the step (a class, for a method's step)
-    if use is None or top is None or first.detail.get("site") is not None:
+    site = first.detail.get("site")  # the step runs inside a helper: its call here is the step statement
+    step_node, top = site if site is not None else (write.node, write.top or first.top)
+    if use is None or top is None:
         return None
-    tree = _tree_of(ctx, [use, write.node], top)
+    # which writes are this step: a helper's one `opt.step()` steps every optimizer passed to it
+    stepped = (write.node, step_node if site is not None else None)
+    # Statements that run the stepped model: where the problems' forwards ran.
+    forward_calls = []
+    for p in problems:
+        fsite = p.detail.get("forward")
+        call = fsite[0] if fsite is not None else p.save.node
+        if isinstance(call, cst.Call) and all(c is not call for c in forward_calls):
+            forward_calls.append(call)
+    tree = _tree_of(ctx, [use, step_node, *forward_calls], top) or _tree_of(ctx, [step_node, *forward_calls], top)
     if tree is None:
         return None
     parents = _parents(tree)
-    step_stmt = _statement_of(write.node, parents)
-    use_stmt = _statement_of(use, parents)
-    if not isinstance(step_stmt, cst.SimpleStatementLine) or not isinstance(use_stmt, cst.SimpleStatementLine):
+    step_stmt = _statement_of(step_node, parents)
+    if not isinstance(step_stmt, cst.SimpleStatementLine) or len(step_stmt.body) != 1:
         return None
     block = parents.get(id(step_stmt))
     if block is None:
         return None
-    receiver = _receiver(use)
-    if receiver is None:
+    forward_stmts = [_statement_of(c, parents) for c in forward_calls]
+    if not forward_stmts or any(s is None for s in forward_stmts):
         return None
-    need = _reads(receiver)
+    # The later backward, as this function reaches it: the call itself, or (written in a helper, `update(opt, loss)`)
+    # the later call of that helper whose arguments are computed from a forward of the graph.
+    own = _function_of(step_stmt, parents)
+    if _contains(tree, use) and _function_of(use, parents) is own:
+        receiver = _receiver(use)
+        if receiver is None:
+            return None
+        use_stmt, need = _statement_of(use, parents), _reads(receiver)
+    else:
+        found = _helper_backward_call(ctx, use, tree, parents, step_stmt, forward_stmts)
+        if found is None:
+            return None
+        call = found
+        use_stmt, need = _statement_of(call, parents), set().union(*(_reads(a.value) for a in call.args))
+    if not isinstance(use_stmt, cst.SimpleStatementLine):
+        return None
+    # A step inside an `if` (`if k % n_critic == 0: g_loss.backward(...); opt_g.step()`) before a later backward in
+    # another block: the whole `if` is the step statement of the block both are in.
+    while _level(use_stmt, block, parents) is None:
+        holder = parents.get(id(block))
+        if not isinstance(block, cst.IndentedBlock) or not isinstance(holder, cst.If) or holder.body is not block:
+            return None
+        step_stmt, block = holder, parents.get(id(holder))
+        if block is None or _function_of(step_stmt, parents) is not own:
+            return None
     inner = None  # the block of an `if` after the step that holds the backward (a Hessian estimate every k steps)
     if parents.get(id(use_stmt)) is not block:
         inner = parents.get(id(use_stmt))
         holder = parents.get(id(inner))
-        if not isinstance(inner, cst.IndentedBlock) or not isinstance(holder, cst.If) or \
-                parents.get(id(holder)) is not block:
-            return None
         inner_body = list(inner.body)
         for stmt in reversed(inner_body[:next(i for i, s in enumerate(inner_body) if s is use_stmt)]):
             binds = _stmt_binds(stmt)
@@ -233,19 +263,11 @@ def recompute_after_step(ctx, problems) -> tuple[Edit, dict] | None:
     body = list(block.body)
     i_step = next(i for i, s in enumerate(body) if s is step_stmt)
     i_use = next(i for i, s in enumerate(body) if s is use_stmt)
-    if i_use <= i_step or len(step_stmt.body) != 1:
+    if i_use <= i_step:
         return None
-    # Statements before the step that run the stepped model: where the problems' forwards ran.
-    forward_calls = []
-    for p in problems:
-        site = p.detail.get("forward")
-        call = site[0] if site is not None else p.save.node
-        if isinstance(call, cst.Call) and all(c is not call for c in forward_calls):
-            forward_calls.append(call)
     forward_index = {}
-    for call in forward_calls:
-        stmt = _statement_of(call, parents)
-        if stmt is None or parents.get(id(stmt)) is not block:
+    for call, stmt in zip(forward_calls, forward_stmts):
+        if parents.get(id(stmt)) is not block:
             return None
         i = next(i for i, s in enumerate(body) if s is stmt)
         if i > i_step:
@@ -260,8 +282,15 @@ def recompute_after_step(ctx, problems) -> tuple[Edit, dict] | None:
         stmt = body[i]
         binds = _stmt_binds(stmt)
         if binds is None:
-            if i < i_step and isinstance(stmt, cst.BaseCompoundStatement) and _conflicts(_assigned_in(stmt), need):
-                return None  # the loss's inputs are bound inside an if/for/with before the step
+            # a loop or `if` before the step that adds to the loss's inputs (`for u in ...: loss += ...`): part of
+            # the slice as a whole, by everything it reads (nothing it binds is sure to be re-bound)
+            if i < i_step and isinstance(stmt, (cst.For, cst.If)) and _conflicts(_assigned_in(stmt), need):
+                if stmt.orelse is not None or _has_jump(stmt):
+                    return None
+                need |= _reads(stmt)
+                cone.append(i)
+            elif i < i_step and isinstance(stmt, cst.BaseCompoundStatement) and _conflicts(_assigned_in(stmt), need):
+                return None  # the loss's inputs are bound inside a with/while/try before the step
             continue
         if not _conflicts(binds, need):
             continue
@@ -285,9 +314,9 @@ def recompute_after_step(ctx, problems) -> tuple[Edit, dict] | None:
         if i not in cone:
             continue
         calls = forward_index[i]
-        if any(_graph_from_outside(ctx, a.value, write.node) for c in calls for a in c.args) or len(body[i].body) != 1:
+        if any(_graph_from_outside(ctx, a.value, stepped) for c in calls for a in c.args) or len(body[i].body) != 1:
             continue
-        if any(_value(ctx, c) is not None and _graph_from_outside(ctx, c, write.node) for c in calls):
+        if any(_value(ctx, c) is not None and _graph_from_outside(ctx, c, stepped) for c in calls):
             continue  # a forward of a model the step does not update (D(fake) after G's step): run it again
         names = _stmt_binds(body[i])
         reads = {j: _arg_reads(body[j], names, callees) for j in cone if j > i}
@@ -295,7 +324,7 @@ def recompute_after_step(ctx, problems) -> tuple[Edit, dict] | None:
         if not names or not readers or any(reads[j] is None for j in readers):
             continue
         # each read feeds another model (its result fills .grad of parameters this step does not update)
-        if not all(_adds_model(ctx, call, name, write.node) for j in readers for name, call in reads[j]):
+        if not all(_adds_model(ctx, call, name, stepped) for j in readers for name, call in reads[j]):
             continue
         detach_names |= names
         for j in readers:
@@ -307,21 +336,16 @@ def recompute_after_step(ctx, problems) -> tuple[Edit, dict] | None:
     for i in cone:
         stmt = body[i]
         if i in forward_index or _conflicts(tainted, _stmt_reads(stmt)):
-            if len(stmt.body) != 1:
+            if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) != 1:
                 return None
             recompute.append(i)
-            tainted |= _stmt_binds(stmt)
+            tainted |= _binds_of(stmt)
     if not recompute:
         return None
+    recompute = _with_reaching_definitions(body, recompute, i_step)
+    if recompute is None:
+        return None
     chosen = set(recompute)
-    # A recomputed statement must read, after the step, what it read before: nothing else re-binds its inputs.
-    for i in recompute:
-        reads = _stmt_reads(body[i])
-        for j in range(i + 1, i_step + 1):
-            if j in chosen:
-                continue
-            if _conflicts(_assigned_in(body[j]), reads):
-                return None
     # Kept in place (copied) when something before the step reads what it binds; otherwise moved.
     kept: set[int] = set()
     changed = True
@@ -330,7 +354,7 @@ def recompute_after_step(ctx, problems) -> tuple[Edit, dict] | None:
         for i in recompute:
             if i in kept:
                 continue
-            binds = _stmt_binds(body[i])
+            binds = _binds_of(body[i])
             readers = [j for j in range(i + 1, i_step + 1) if (j not in chosen or j in kept)
                        and _conflicts(binds, _stmt_reads(body[j]))]
             if readers:
@@ -343,7 +367,7 @@ def recompute_after_step(ctx, problems) -> tuple[Edit, dict] | None:
             for arg in call.args:
                 if arg.keyword is None and arg.star:
                     return None
-                if _crosses(ctx, arg.value, write.node):
+                if _crosses(ctx, arg.value, stepped):
                     found = text_of(ctx, arg.value, top)
                     if found is None:
                         return None
@@ -351,7 +375,145 @@ def recompute_after_step(ctx, problems) -> tuple[Edit, dict] | None:
                     new = f"{old}.detach()" if is_primary(arg.value) else f"({old}).detach()"
                     detach_edits.append((span, old, new))
     forwards = [i + 1 for i in recompute if i in forward_index]  # statements running the stepped model again
-    return _build(ctx, top, body, i_step, recompute, kept, detach_edits, step_stmt, cut, forwards, inner)
+    built = _build(ctx, top, body, i_step, recompute, kept, detach_edits, step_stmt, cut, forwards, inner)
+    if built is not None and site is not None:
+        built[1]["step_call"] = ctx.code(step_node)  # the helper call that steps (`update(opt, loss)`)
+    return built
+
+
+def _binds_of(stmt) -> set[str]:
+    binds = _stmt_binds(stmt)
+    return binds if binds is not None else _assigned_in(stmt)
+
+
+def _loop_targets(stmt) -> set[str]:
+    """Names a statement binds before it reads them: the targets of its `for` loops and comprehensions."""
+    out: set[str] = set()
+    stack = [stmt]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, (cst.For, cst.CompFor)):
+            out |= _binds(n.target)
+        stack.extend(n.children)
+    return out
+
+
+def _has_jump(stmt) -> bool:
+    """A `break`, `continue`, `return` or `yield` inside: the statement does not run the same way when copied."""
+    stack = [stmt]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, (cst.Break, cst.Continue, cst.Return, cst.Yield, cst.Await)):
+            return True
+        if not isinstance(n, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            stack.extend(n.children)
+    return False
+
+
+def _with_reaching_definitions(body, recompute: list[int], i_step: int) -> list[int] | None:
+    """The statements to run again after the step, grown until each reads there what it read the first time: a
+    name one of them reads keeps its value only when nothing from that statement through the step re-binds it,
+    or when the statement that bound it is run again too (`loss = 0` before `for ...: loss += ...`, `x = x / 2`).
+    None when a name bound outside the block is re-bound in between (the first value is gone)."""
+    chosen = set(recompute)
+    changed = True
+    while changed:
+        changed = False
+        for i in sorted(chosen):
+            for name in _stmt_reads(body[i]) - _loop_targets(body[i]):
+                binders = [j for j in range(0, i_step + 1)
+                           if any(b == name or name.startswith(b + ".") for b in _assigned_in(body[j], leaking=True))]
+                before = [j for j in binders if j < i]
+                d = before[-1] if before else None
+                if d is not None and d in chosen:
+                    continue
+                if any(j in chosen for j in before):
+                    return None  # an earlier binder runs again, but not the one this statement read
+                if not any(j >= i for j in binders):
+                    continue  # nothing re-binds it before the recompute reads it
+                if d is None:
+                    return None
+                chosen.add(d)
+                changed = True
+                break
+            if changed:
+                break
+    return sorted(chosen)
+
+
+def _function_of(node, parents):
+    """The def whose body holds `node` (None at module level)."""
+    node = parents.get(id(node))
+    while node is not None and not isinstance(node, cst.FunctionDef):
+        node = parents.get(id(node))
+    return node
+
+
+def _level(stmt, block, parents) -> int | None:
+    """0 when `stmt` is a statement of `block`, 1 when it is one of an `if` there, else None."""
+    outer = parents.get(id(stmt))
+    if outer is block:
+        return 0
+    holder = parents.get(id(outer))
+    if isinstance(outer, cst.IndentedBlock) and isinstance(holder, cst.If) and parents.get(id(holder)) is block:
+        return 1
+    return None
+
+
+def _callee_name(call) -> str:
+    func = call.func
+    return func.value if isinstance(func, cst.Name) else func.attr.value if isinstance(func, cst.Attribute) else ""
+
+
+def _helper_backward_call(ctx, use, tree, parents, step_stmt, forward_stmts):
+    """The backward runs inside a helper (`def update(opt, loss): ...; loss.backward()`): the first call of that
+    helper after the step, in the step's block, whose arguments are computed from one of the graph's forwards."""
+    if not _contains(tree, use):
+        tree = _whole_module(ctx)
+        if tree is None or not _contains(tree, use):
+            return None
+        use_parents = _parents(tree)
+    else:
+        use_parents = parents
+    helper = _function_of(use, use_parents)
+    block = parents.get(id(step_stmt))
+    if helper is None or block is None:
+        return None
+    body = list(block.body)
+    i_step = next(i for i, st in enumerate(body) if st is step_stmt)
+    forward_at = {i for i, st in enumerate(body) if any(st is f for f in forward_stmts)}
+    for i in range(i_step + 1, len(body)):
+        for call in _calls(body[i]):
+            if _callee_name(call) != helper.name.value or any(a.star for a in call.args):
+                continue
+            need = set().union(*(_reads(a.value) for a in call.args))
+            if forward_at & set(_cone_of(body, i, need)):
+                return call
+    return None
+
+
+def _whole_module(ctx):
+    blocks = getattr(ctx.locator, "blocks", [])
+    return cst.Module(body=[st for pb in blocks for st in pb.module.body]) if blocks else None
+
+
+def _cone_of(body, end: int, need: set[str]) -> list[int]:
+    """Indices of the statements before `end` in `body` that values read as `need` are computed from (compound
+    statements count by what they assign)."""
+    need = set(need)
+    out = []
+    for i in range(end - 1, -1, -1):
+        binds = _stmt_binds(body[i])
+        if binds is None:
+            binds = _assigned_in(body[i])
+            if _conflicts(binds, need):
+                need |= _reads(body[i])
+                out.append(i)
+            continue
+        if binds and _conflicts(binds, need):
+            need = (need - _full_binds(body[i])) | _stmt_reads(body[i])
+            out.append(i)
+    return sorted(out)
 
 
 def _adds_model(ctx, call, arg, step_node) -> bool:
@@ -422,8 +584,9 @@ def _calls(stmt) -> list:
     return out
 
 
-def _assigned_in(stmt) -> set[str]:
-    """Every name a statement (compound ones included) binds or mutates by assignment."""
+def _assigned_in(stmt, leaking: bool = False) -> set[str]:
+    """Every name a statement (compound ones included) binds or mutates by assignment; with `leaking`, only those
+    visible after it (a comprehension's own variables are not)."""
     out: set[str] = set()
     stack = [stmt]
     while stack:
@@ -432,7 +595,7 @@ def _assigned_in(stmt) -> set[str]:
         if targets:
             for t in targets:
                 out |= _binds(t)
-        if isinstance(n, (cst.For, cst.CompFor)):
+        if isinstance(n, cst.For) or (isinstance(n, cst.CompFor) and not leaking):
             out |= _binds(n.target)
         if isinstance(n, cst.AsName):
             out |= _binds(n.name)
@@ -469,9 +632,13 @@ def _crosses(ctx, expr, step_node) -> bool:
     return bool(owners) and not any(_stepped_by(owner, step_node) for owner in owners)
 
 
-def _stepped_by(owner, step_node) -> bool:
+def _stepped_by(owner, step) -> bool:
+    """`step`: the step call, or (the step call, the call of the helper running it, or None)."""
+    node, via = step if isinstance(step, tuple) else (step, None)
     counter = getattr(owner, "params_counter", None) or getattr(owner, "counter", None)
-    return counter is None or any(w.kind == "step" and w.node is step_node for w in counter.writes)
+    return counter is None or any(w.kind == "step" and w.node is node
+                                  and (via is None or any(c[0] is via for c in w.call_chain))
+                                  for w in counter.writes)
 
 
 def _line_span(ctx, stmt, top) -> tuple[int, int] | None:

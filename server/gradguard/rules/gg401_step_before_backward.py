@@ -116,11 +116,12 @@ def check(ctx):
                 why = ctx.t(f"unsafe: the later loss no longer back-propagates into the model that just stepped",
                             f"不安全：之后的损失不再反向传播进刚刚更新过的模型") if not detached and not info["forwards"] \
                     else why
+            stepper = info.get("step_call") or write.op
             title = ctx.t(
-                f"Recompute {redo} after `{write.op}`" + (f" from {later}" if later else "")
+                f"Recompute {redo} after `{stepper}`" + (f" from {later}" if later else "")
                 + (f", at the top of the `if` on line {info['into']}" if info["into"] else "")
                 + (f" and give the step's own loss {detached}" if detached else "") + f" ({why})",
-                f"在 `{write.op}` 之后重新计算第 {'、'.join(nums)} 行" + (f"（读取 {later}）" if later else "")
+                f"在 `{stepper}` 之后重新计算第 {'、'.join(nums)} 行" + (f"（读取 {later}）" if later else "")
                 + (f"，并让 step 自己的损失使用 {detached}" if detached else "") + f"（{why}）")
             fix = make_fix("unsafe", title, edit)
             message = ctx.t(
