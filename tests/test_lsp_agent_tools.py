@@ -64,7 +64,7 @@ async def test_agent_check_names_the_cell_of_a_notebook_finding(client: Language
     assert (finding["code"], finding["cell"], finding["line"], finding["column"]) == ("GG101", 2, 1, 1)
     assert finding["fixes"][0]["edits"] == [{"line": 1, "column": 1, "end_line": 1, "end_column": 7, "cell": 2,
                                              "new_text": "w = w + 1"}]
-    assert answer["text"].splitlines()[1].startswith("_agent_split.ipynb cell 2, line 1:1: GG101 ")
+    assert answer["text"].splitlines()[1].startswith("_agent_split.ipynb:cell 2:1:1: GG101 ")
 
 
 async def test_agent_check_of_a_document_that_is_not_open_says_so(client: LanguageClient):

@@ -108,7 +108,7 @@ async def test_check_a_notebook_names_the_cell_of_each_place(project):
     assert (finding["code"], finding["cell"], finding["line"], finding["column"]) == ("GG101", 2, 1, 1)
     assert finding["fixes"][0]["edits"] == [{"line": 1, "column": 1, "end_line": 1, "end_column": 7, "cell": 2,
                                              "new_text": "w = w + 1"}]
-    assert text_of(result).splitlines()[1].startswith("split.ipynb cell 2, line 1:1: GG101 (leaf-inplace, error) ")
+    assert text_of(result).splitlines()[1].startswith("split.ipynb:cell 2:1:1: GG101 (leaf-inplace, error) ")
 
 
 async def test_check_refuses_paths_outside_the_project_other_files_fifos_and_large_files(project, tmp_path):

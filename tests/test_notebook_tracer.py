@@ -44,8 +44,8 @@ def test_stale_save_in_a_cell_is_reported_once_with_cell_relative_lines(shell, c
     out = run(shell, capsys, "y = torch.sigmoid(w)\nz = y * 2\ny.mul_(2)\nz.sum().backward()")
     assert "RuntimeError: one of the variables needed for gradient computation" in out
     assert out.count("error [stale-save]") == 1
-    assert f"saved    Cell In[{cell}], line 1  y = torch.sigmoid(w)" in out
-    assert f"written  Cell In[{cell}], line 3  y.mul_(2)" in out
+    assert f"saved    line 1 of In[{cell}]  y = torch.sigmoid(w)" in out
+    assert f"written  line 3 of In[{cell}]  y.mul_(2)" in out
     assert out.index("RuntimeError") < out.index("error [stale-save]")  # after the traceback
     assert not [m for m in ("gradguard/trace", "overrides.py", "__torch_function__") if m in out]
     assert isinstance(run.last_result.error_in_exec, RuntimeError)
@@ -57,11 +57,11 @@ def test_leaf_write_and_backward_twice_across_cells(shell, capsys):
     cell = shell.execution_count
     out = run(shell, capsys, "for i in range(2):\n    h = torch.tanh(h + w)\n    h.sum().backward()")
     assert "Trying to backward through the graph a second time" in out
-    assert f"carried  Cell In[{cell}], line 2  h = torch.tanh(h + w)" in out
+    assert f"carried  line 2 of In[{cell}]  h = torch.tanh(h + w)" in out
     assert "`h = h.detach()`" in out
     cell = shell.execution_count
     out = run(shell, capsys, "w.add_(1)")
-    assert f"line     Cell In[{cell}], line 1  w.add_(1)" in out and out.count("error [leaf-inplace]") == 1
+    assert f"line     line 1 of In[{cell}]  w.add_(1)" in out and out.count("error [leaf-inplace]") == 1
 
 
 def test_call_sites_are_cells_never_the_code_that_runs_the_shell(shell, capsys):
@@ -72,9 +72,9 @@ def test_call_sites_are_cells_never_the_code_that_runs_the_shell(shell, capsys):
     run(shell, capsys, "import torch\ndef bump(t):\n    t.add_(1)")
     cell = shell.execution_count
     out = run(shell, capsys, "w = torch.rand(3, requires_grad=True)\nbump(w)")
-    assert f"line     Cell In[{defined}], line 3  t.add_(1)" in out
+    assert f"line     line 3 of In[{defined}]  t.add_(1)" in out
     [called_from] = [line.strip() for line in out.splitlines() if "called from" in line]
-    assert called_from == f"called from Cell In[{cell}], line 2", out
+    assert called_from == f"called from line 2 of In[{cell}]", out
 
 
 def test_a_graph_built_in_one_cell_and_used_in_the_next_is_still_watched(shell, capsys):
@@ -84,7 +84,7 @@ def test_a_graph_built_in_one_cell_and_used_in_the_next_is_still_watched(shell, 
     out = run(shell, capsys, "out.add_(1)")
     assert "warning [stale-save]" in out
     out = run(shell, capsys, "out.sum().backward()")
-    assert f"saved    Cell In[{build}], line 3" in out and "error [stale-save]" in out
+    assert f"saved    line 3 of In[{build}]" in out and "error [stale-save]" in out
 
 
 def test_clean_cells_print_nothing_and_unload_stops_tracing(shell, capsys):

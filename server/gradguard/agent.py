@@ -53,15 +53,16 @@ def check_record(path: str, findings, notes, result=None) -> dict[str, Any]:
 
 
 def _where(path: str, item: dict) -> str:
+    """`path:3:5`, or `nb.ipynb:cell 4:3:5` in a notebook: the CLI's place, cells counted as the editor shows them."""
     if "cell" in item:
-        return f"{path} cell {item['cell']}, line {item['line']}:{item['column']}"
+        return f"{path}:cell {item['cell']}:{item['line']}:{item['column']}"
     return f"{path}:{item['line']}:{item['column']}"
 
 
 def _edit_text(edit: dict) -> str:
     span = f"{edit['line']}:{edit['column']}-{edit['end_line']}:{edit['end_column']}"
     if "cell" in edit:
-        span = f"cell {edit['cell']} {span}"
+        span = f"{span} of cell {edit['cell']}"
     new = edit["new_text"]
     return f"replace {span} with {new!r}" if new else f"delete {span}"
 

@@ -462,7 +462,7 @@ async function main() {
     check(/outside the workspace folders; not checked/.test(outsideCheck.error || ''), `a path outside the workspace is refused (${JSON.stringify(outsideCheck)})`);
     const notebookLines = textOf(notebookCheck).split('\n');
     log(`gradguard_check split_cells.ipynb: ${JSON.stringify(notebookLines.slice(0, 3))}`);
-    check(notebookLines[0] === 'split_cells.ipynb: 1 finding.' && notebookLines[1].startsWith('split_cells.ipynb cell 2, line 1:1: GG101 '),
+    check(notebookLines[0] === 'split_cells.ipynb: 1 finding.' && notebookLines[1].startsWith('split_cells.ipynb:cell 2:1:1: GG101 '),
       'gradguard_check on a notebook no editor opened names the cell and its line');
     mark('languageModelTools');
 

@@ -38,6 +38,14 @@ def _place(r: FileResult, line: int, col: int) -> str:
     return f"{where}{local + 1}:{col + 1}"
 
 
+def _line_said(cell: int | None, line: int, lang: str) -> str:
+    """A 0-based line as messages say it: 'line 3', or in a notebook 'line 3 of cell 4' (cells counted as the editor
+    shows them, markdown included), the words of the language server's diagnostics and hover too."""
+    if cell is None:
+        return f"第 {line + 1} 行" if lang == "zh" else f"line {line + 1}"
+    return f"第 {cell} 个单元格第 {line + 1} 行" if lang == "zh" else f"line {line + 1} of cell {cell}"
+
+
 def _color(enabled: bool):
     def paint(text: str, code: str) -> str:
         return f"\x1b[{code}m{text}\x1b[0m" if enabled else text

@@ -6,7 +6,7 @@ from collections import Counter
 from typing import TYPE_CHECKING
 
 from ..findings import SAFE
-from .common import _color, _place, _shorten, _unused_message
+from .common import _color, _line_said, _place, _shorten, _unused_message
 
 if TYPE_CHECKING:
     from ..checking import FileResult, UnusedNoqa  # noqa: F401
@@ -35,12 +35,9 @@ def format_text(results: list[FileResult], concise: bool, color: bool, lang: str
                 if ln == f.span.start_line:
                     end = f.span.end_col if f.span.end_line == ln else len(line_text)
                     out.append(f"  {' ' * width} | {' ' * f.span.start_col}{paint('^' * max(1, end - f.span.start_col), '31')}")
-            note, line_word = ("注", "第 {} 行") if lang == "zh" else ("note", "line {}")
+            note = "注" if lang == "zh" else "note"
             for rel in f.related:
-                cell, local = r.where(rel.span.start_line)
-                place = line_word.format(local + 1)
-                if cell is not None:
-                    place = (f"第 {cell} 个单元格" if lang == "zh" else f"cell {cell}, ") + place
+                place = _line_said(*r.where(rel.span.start_line), lang)
                 out.append(f"  {' ' * width} = {paint(note, '36')}: {place}: {rel.message}")
             if f.explanation:
                 label = "why" if lang != "zh" else "原因"

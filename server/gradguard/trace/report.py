@@ -5,6 +5,7 @@ Only this module decides wording; ``core`` passes facts (lines, versions, ops).
 from __future__ import annotations
 
 import ast
+import contextvars
 import linecache
 import os
 import unicodedata
@@ -73,7 +74,13 @@ LANGS = ("en", "zh")
 def _in_all_languages(builder, lang: str, /, **kwargs):
     """Build a finding's texts in every language: trace.json carries them all, so the language server
     shows runtime findings in its own language whatever `--lang` the trace ran with."""
-    parts = {code: builder(lang=code, **kwargs) for code in LANGS}
+    parts = {}
+    for code in LANGS:
+        token = _PLACE_LANG.set(code)  # notebook places are worded per language (_loc)
+        try:
+            parts[code] = builder(lang=code, **kwargs)
+        finally:
+            _PLACE_LANG.reset(token)
     chosen = parts[lang if lang in parts else "en"]
     i18n = {code: {"message": p["message"], "why": p["why"], "fix": p["fix"]} for code, p in parts.items()}
     return chosen, i18n
@@ -357,20 +364,28 @@ def _detach_code(tr: dict, detach: str) -> str:
     return detach
 
 
-_FILE_LABEL = None  # set by the notebook extension: path -> "Cell In[3]" (or None)
+_FILE_LABEL = None  # set by the notebook extension: path -> (cell number, execution count), or None
+_PLACE_LANG: contextvars.ContextVar[str] = contextvars.ContextVar("gradguard_trace_place_lang", default="en")
 
 
 def set_file_label(label) -> None:
-    """Name files differently in reports (the notebook extension names cells `Cell In[3]`)."""
+    """Name files differently in reports: the notebook extension maps the code of a cell to
+    (its 1-based number among all the notebook's cells or None, the execution count IPython ran it as)."""
     global _FILE_LABEL
     _FILE_LABEL = label
 
 
 def _loc(path: str, line: int) -> str:
-    label = _FILE_LABEL(path) if _FILE_LABEL is not None else None
-    if label:
-        return f"{label}, line {line}"
-    return f"{_short(path)}:{line}"
+    """`train.py:5`, or for a notebook cell `line 5 of cell 6` (cells counted as the editor shows them, as the
+    checker and the language server say it); `line 5 of In[3]` for a cell not found in the saved notebook."""
+    place = _FILE_LABEL(path) if _FILE_LABEL is not None else None
+    if not place:
+        return f"{_short(path)}:{line}"
+    cell, count = place
+    zh = _PLACE_LANG.get() == "zh"
+    if cell is not None:
+        return f"第 {cell} 个单元格第 {line} 行" if zh else f"line {line} of cell {cell}"
+    return f"In[{count}] 第 {line} 行" if zh else f"line {line} of In[{count}]"
 
 
 def _read_source(path: str) -> str | None:
