@@ -1,0 +1,74 @@
+import torch
+import torch.nn as nn
+from torch.distributions import Categorical
+
+torch.manual_seed(0)
+
+
+class Memory:
+    def __init__(self):
+        self.actions, self.states, self.logprobs, self.rewards = [], [], [], []
+
+    def clear_memory(self):
+        del self.actions[:], self.states[:], self.logprobs[:], self.rewards[:]
+
+
+class ActorCritic(nn.Module):
+    def __init__(self, state_dim, action_dim, n_latent_var):
+        super().__init__()
+        self.action_layer = nn.Sequential(nn.Linear(state_dim, n_latent_var), nn.Tanh(),
+                                          nn.Linear(n_latent_var, action_dim), nn.Softmax(dim=-1))
+        self.value_layer = nn.Sequential(nn.Linear(state_dim, n_latent_var), nn.Tanh(), nn.Linear(n_latent_var, 1))
+
+    def act(self, state, memory):
+        dist = Categorical(self.action_layer(state))
+        action = dist.sample()
+        memory.states.append(state)
+        memory.actions.append(action)
+        memory.logprobs.append(dist.log_prob(action))
+        return action.item()
+
+    def evaluate(self, state, action):
+        dist = Categorical(self.action_layer(state))
+        return dist.log_prob(action), torch.squeeze(self.value_layer(state)), dist.entropy()
+
+
+class PPO:
+    def __init__(self, state_dim, action_dim, n_latent_var=16, lr=2e-3, gamma=0.99, K_epochs=4, eps_clip=0.2):
+        self.gamma, self.eps_clip, self.K_epochs = gamma, eps_clip, K_epochs
+        self.policy = ActorCritic(state_dim, action_dim, n_latent_var)
+        self.optimizer = torch.optim.Adam(self.policy.parameters(), lr=lr)
+        self.policy_old = ActorCritic(state_dim, action_dim, n_latent_var)
+        self.policy_old.load_state_dict(self.policy.state_dict())
+        self.MseLoss = nn.MSELoss()
+
+    def update(self, memory):
+        rewards, discounted = [], 0
+        for reward in reversed(memory.rewards):
+            discounted = reward + self.gamma * discounted
+            rewards.insert(0, discounted)
+        rewards = torch.tensor(rewards)
+        rewards = (rewards - rewards.mean()) / (rewards.std() + 1e-5)
+        old_states = torch.stack(memory.states).detach()
+        old_actions = torch.stack(memory.actions).detach()
+        old_logprobs = torch.stack(memory.logprobs)
+        for _ in range(self.K_epochs):
+            logprobs, state_values, dist_entropy = self.policy.evaluate(old_states, old_actions)
+            ratios = torch.exp(logprobs - old_logprobs)
+            advantages = rewards - state_values.detach()
+            surr1 = ratios * advantages
+            surr2 = torch.clamp(ratios, 1 - self.eps_clip, 1 + self.eps_clip) * advantages
+            loss = -torch.min(surr1, surr2) + 0.5 * self.MseLoss(state_values, rewards) - 0.01 * dist_entropy
+            self.optimizer.zero_grad()
+            loss.mean().backward()
+            self.optimizer.step()
+        self.policy_old.load_state_dict(self.policy.state_dict())
+
+
+ppo = PPO(state_dim=4, action_dim=2)
+memory = Memory()
+for t in range(10):
+    action = ppo.policy_old.act(torch.randn(4), memory)
+    memory.rewards.append(float(action))
+ppo.update(memory)
+memory.clear_memory()
