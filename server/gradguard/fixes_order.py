@@ -636,9 +636,12 @@ def _stepped_by(owner, step) -> bool:
     """`step`: the step call, or (the step call, the call of the helper running it, or None)."""
     node, via = step if isinstance(step, tuple) else (step, None)
     counter = getattr(owner, "params_counter", None) or getattr(owner, "counter", None)
+    storage = getattr(owner, "params_storage", None) or getattr(owner, "storage", None)
+    writes = [*counter.writes, *(storage.silent_writes if storage is not None else ())] if counter is not None else []
+    # a fused step writes storage only (no version bump): its writes are the storage's silent ones
     return counter is None or any(w.kind == "step" and w.node is node
                                   and (via is None or any(c[0] is via for c in w.call_chain))
-                                  for w in counter.writes)
+                                  for w in writes)
 
 
 def _line_span(ctx, stmt, top) -> tuple[int, int] | None:
@@ -1170,3 +1173,111 @@ def _names_and_attrs(node) -> list:
                 continue  # `self.hidden` once, not `self` again
         stack.extend(n.children)
     return out
+
+
+# ---------------------------------------------------------------- GG404: a loss accumulated on top of a freed one
+def restart_accumulated_loss(ctx, problem) -> tuple[Edit, dict] | None:
+    """`loss = 0; for ...: loss += l; loss.backward(); ...; for ...: loss += l; loss.backward()` (SAM's second pass):
+    the second sum starts from the first, whose graph the first backward freed. The line that started the sum
+    (`loss = 0`, a constant or a torch factory of constants) is copied before the first statement adding to it
+    after the first backward, so the second backward sees only the second pass's terms."""
+    freed, use, top = problem.detail.get("freed_by"), problem.use, problem.top
+    if not isinstance(freed, cst.Call) or freed is use or problem.detail.get("site") is not None:
+        return None
+    first, second = _receiver(freed), _receiver(use)
+    if not isinstance(first, cst.Name) or not isinstance(second, cst.Name) or first.value != second.value:
+        return None
+    name = first.value
+    tree = _tree_of(ctx, [freed, use], top)
+    if tree is None:
+        return None
+    parents = _parents(tree)
+    f_stmt, u_stmt = _statement_of(freed, parents), _statement_of(use, parents)
+    block = parents.get(id(f_stmt))
+    if block is None or parents.get(id(u_stmt)) is not block:
+        return None
+    body = list(block.body)
+    i_f = next(i for i, s in enumerate(body) if s is f_stmt)
+    i_u = next(i for i, s in enumerate(body) if s is u_stmt)
+    # the statement that started the sum: the last one before the first backward binding it without reading it
+    start = None
+    for i in range(i_f - 1, -1, -1):
+        if name in _full_binds(body[i]) and name not in _stmt_reads(body[i]):
+            small = body[i].body[0]
+            if len(body[i].body) != 1 or not isinstance(small, cst.Assign) or len(small.targets) != 1 \
+                    or not isinstance(small.targets[0].target, cst.Name):
+                return None
+            if not all(r == "torch" or r.startswith("torch.") for r in _reads(small.value)):
+                return None  # not a fresh constant (`loss = criterion(out, y)` is a term, not a start)
+            start = i
+            break
+        if name in _assigned_in(body[i]):
+            continue  # `loss += ...` (in a loop or not): the sum being built
+    if start is None:
+        return None
+    adders = []
+    for i in range(i_f + 1, i_u):
+        if name in _full_binds(body[i]) and name not in _stmt_reads(body[i]):
+            return None  # re-bound afresh already: something else keeps the old graph
+        if name in _assigned_in(body[i]) and name in _reads(body[i]):
+            adders.append(i)
+    if not adders:
+        return None
+    line_span = _line_span(ctx, body[start], top)
+    target = ctx.span(body[adders[0]], top)
+    if line_span is None or target is None or line_span[0] != line_span[1]:
+        return None
+    source = ctx.source
+    init = source.line_text(line_span[0]).strip()
+    indent = source.line_text(target.start_line)[:target.start_col]
+    if indent.strip():
+        return None
+    new_text = f"{indent}{init}\n"
+    fixed = source.text[:source.offset(target.start_line, 0)] + new_text + source.text[source.offset(target.start_line, 0):]
+    try:
+        ast.parse(fixed)
+    except (SyntaxError, ValueError):
+        return None
+    at = Span(target.start_line, 0, target.start_line, 0)
+    return Edit(at, new_text), {"line": init, "before": target.start_line + 1, "name": name}
+
+
+# ---------------------------------------------------------------- GG502: carried state under a fused step
+def detach_carried_name(ctx, problem) -> tuple[Edit, str] | None:
+    """A fused `step()` in a loop whose next iteration reaches the old graph through a name carried across
+    iterations (`h = h_next` at the end of the body, `h` read before that in the body): the fused form of GG402,
+    which the analysis reports without a carry. That assignment carries `h_next.detach()`. Only a plain
+    `name = <expr>` in the step's loop body whose value's graph holds the save the step wrote, and whose name the
+    body reads before re-binding it."""
+    from .fixes import with_method
+
+    write, save = problem.write, problem.save
+    top = write.top or problem.top
+    tree = _tree_of(ctx, [write.node], top)
+    if tree is None or save is None:
+        return None
+    parents = _parents(tree)
+    loop = _statement_of(write.node, parents)
+    while loop is not None and not isinstance(loop, (cst.For, cst.While)):
+        loop = parents.get(id(loop))
+    if loop is None or not isinstance(loop.body, cst.IndentedBlock):
+        return None
+    body = list(loop.body.body)
+    for i, stmt in enumerate(body):
+        small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 else None
+        if not isinstance(small, cst.Assign) or len(small.targets) != 1 or not isinstance(small.targets[0].target, cst.Name):
+            continue
+        name = small.targets[0].target.value
+        value = _value(ctx, small.value)
+        if value is None or not any(s is save for s in value.history):
+            continue
+        read_first = False
+        for earlier in body[:i]:
+            if name in _reads(earlier) - _loop_targets(earlier):
+                read_first = True
+                break
+            if name in _assigned_in(earlier, leaking=True):
+                break
+        if read_first:
+            return with_method(ctx, small.value, top, "detach")
+    return None

@@ -7,6 +7,7 @@ import libcst as cst
 
 from .. import fixes
 from ..findings import Edit
+from ..source import Span
 from ..rewrite_safety import unobservable_rebinding, zh_reason
 from . import RuleContext
 
@@ -74,8 +75,11 @@ _VIEW_METHODS = frozenset({"unsqueeze", "squeeze", "view", "reshape", "transpose
                            "movedim", "swapaxes"})
 
 
-def clone_argument(ctx: RuleContext, save) -> tuple[tuple[Edit, ...], str] | None:
-    """At the call that saved a tensor, read it through `.clone()`: `torch.sin(x[i])` -> `torch.sin(x[i].clone())`."""
+def clone_argument(ctx: RuleContext, save, write=None) -> tuple[tuple[Edit, ...], str] | None:
+    """At the call that saved a tensor, read it through `.clone()`: `torch.sin(x[i])` -> `torch.sin(x[i].clone())`.
+    With `write`: an operand that is the very name the write writes, in the same function (a state a helper both
+    saves and, at its next call, updates in place), counts too when the analysis ran that function in more than one
+    context (the node then maps to another run's tensor). Reading a copy never changes a value."""
     call = save.node
     if not isinstance(call, (cst.Call, cst.BinaryOperation)):
         return None
@@ -103,6 +107,8 @@ def clone_argument(ctx: RuleContext, save) -> tuple[tuple[Edit, ...], str] | Non
                 isinstance(expr, cst.Name) and save.tensor_name == expr.value and save.what == "input"))) or (
                 save.via_index and save.what == "input" and isinstance(expr, cst.Subscript)
                 and _root_name(expr) is not None and _root_name(expr) == _root_name(save.expr))
+            if not same and write is not None and isinstance(expr, cst.Name) and save.what == "input":
+                same = _written_root(write) == expr.value and _same_function(ctx, save, write)
             if same:
                 cloned = fixes.with_method(ctx, expr, save.top, "clone")
                 if cloned is None:
@@ -111,6 +117,75 @@ def clone_argument(ctx: RuleContext, save) -> tuple[tuple[Edit, ...], str] | Non
     if not found:
         return None
     return tuple(edit for edit, _ in found), ", ".join(f"`{text}`" for _, text in found)
+
+
+def _written_root(write) -> str | None:
+    """The plain name a write changes: `c` of `c.copy_(...)`, `c += 1`, `c[:, -1:] = x`."""
+    name = written_name(write)
+    if name is not None:
+        return name.value
+    stmt = write.stmt
+    small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 else None
+    if isinstance(small, cst.Assign) and len(small.targets) == 1:
+        return _root_name(small.targets[0].target) if isinstance(small.targets[0].target, cst.Subscript) else None
+    return None
+
+
+def _same_function(ctx: RuleContext, save, write) -> bool:
+    """The save and the write are in one def (and the same top-level statement)."""
+    top = save.top
+    if top is None or top is not write.top:
+        return False
+    stmt = write.stmt
+    found = []
+    for node, in_def in _defs_holding(top, (save.node, stmt)):
+        found.append(in_def)
+    return len(found) == 2 and found[0] is not None and found[0] is found[1]
+
+
+def _defs_holding(top, nodes):
+    """(node, the innermost def holding it) for each of `nodes` found under `top`."""
+    wanted = {id(n): n for n in nodes}
+    out = []
+    stack = [(top, None)]
+    while stack:
+        node, holder = stack.pop()
+        if isinstance(node, cst.FunctionDef):
+            holder = node
+        if id(node) in wanted:
+            out.append((node, holder))
+        stack.extend((c, holder) for c in node.children)
+    return out
+
+
+def clone_unpacked_output(ctx: RuleContext, save) -> tuple[Edit, str] | None:
+    """An op returning a tuple whose saved output is unpacked into a name of its own (`d, V = torch.linalg.eigh(M)`,
+    then `d[i] = eps`): `d = d.clone()` on the next line, so every later reference reaches the copy and the saved
+    output is never written. The tuple was never bound, so nothing else can reach the original."""
+    if save.what != "output" or getattr(save, "tuple_index", None) is None:
+        return None
+    stmt, top = statement_of(ctx, save.node, save.top)
+    small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 else None
+    if not isinstance(small, cst.Assign) or len(small.targets) != 1 or small.value is not save.node:
+        return None
+    target = small.targets[0].target
+    if not isinstance(target, (cst.Tuple, cst.List)) or any(isinstance(e, cst.StarredElement) for e in target.elements):
+        return None
+    if save.tuple_index >= len(target.elements) or not isinstance(target.elements[save.tuple_index].value, cst.Name):
+        return None
+    name = target.elements[save.tuple_index].value.value
+    others = [e.value for i, e in enumerate(target.elements) if i != save.tuple_index]
+    if any(isinstance(o, cst.Name) and o.value == name for o in others):
+        return None
+    span = ctx.span(stmt, top)
+    if span is None:
+        return None
+    indent = ctx.source.line_text(span.start_line)[:span.start_col]
+    if indent.strip():
+        return None
+    end = len(ctx.source.line_text(span.end_line))
+    line = f"{name} = {name}.clone()"
+    return Edit(Span(span.end_line, end, span.end_line, end), f"\n{indent}{line}"), line
 
 
 def clone_output(ctx: RuleContext, save) -> tuple[tuple[Edit, ...], str] | None:

@@ -5,7 +5,7 @@ import libcst as cst
 
 from . import Rule, make_fix
 from .. import fixes
-from ._common import statement_of, written_name, STALE_ERROR, STALE_MATCH, stale_error, clone_argument, clone_output, out_of_place_rewrite, rebinding_risk, saved_name, stale_timeline, use_phrase
+from ._common import statement_of, written_name, STALE_ERROR, STALE_MATCH, stale_error, clone_argument, clone_output, clone_unpacked_output, out_of_place_rewrite, rebinding_risk, saved_name, stale_timeline, use_phrase
 
 RULE = Rule(
     code="GG201",
@@ -63,8 +63,10 @@ def check(ctx):
         fix = None
         rewrite = out_of_place_rewrite(ctx, write, hint)
         risk = rebinding_risk(ctx, write, hint, rewrite[1]) if rewrite else None
-        cloned = clone_argument(ctx, save) if not rewrite or risk else None
+        cloned = clone_argument(ctx, save, write) if not rewrite or risk else None
         copied_output = clone_output(ctx, save) if (not rewrite or risk) and not cloned else None
+        unpacked = clone_unpacked_output(ctx, save) if (not rewrite or risk) and not cloned and not copied_output \
+            else None
         detached = _copy_at_detach(ctx, write) if write.via == "detach" else None
         if detached:
             fix = detached
@@ -76,6 +78,11 @@ def check(ctx):
         elif copied_output:
             fix = make_fix("safe", ctx.t(f"Write a copy of what `{save.op}` saved: {copied_output[1]}",
                                          f"改为写入 `{save.op}` 所保存张量的副本：{copied_output[1]}"), *copied_output[0])
+        elif unpacked:
+            fix = make_fix("safe", ctx.t(f"Write a copy of what `{save.op}` saved: add `{unpacked[1]}` after line "
+                                         f"{ctx.line(save.node, save.top or hint)}",
+                                         f"改为写入 `{save.op}` 所保存张量的副本：在第 {ctx.line(save.node, save.top or hint)} "
+                                         f"行之后加上 `{unpacked[1]}`"), unpacked[0])
         elif rewrite:
             fix = make_fix("unsafe", ctx.t(f"Rewrite as `{rewrite[1]}` (unsafe: {risk})",
                                            f"改写为 `{rewrite[1]}`（不安全：{risk}）"), rewrite[0])

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from . import Rule, make_fix
 from ..fixes_order import (clear_kept_list, detach_at_source, detach_crossing, recompute_after_freeing_step,
-                           recompute_in_loop, retain_first_graph, retain_graph_at)
+                           recompute_in_loop, restart_accumulated_loss, retain_first_graph, retain_graph_at)
 
 RULE = Rule(
     code="GG404",
@@ -187,9 +187,17 @@ def _fix(ctx, group):
                     f"让每一轮都保留那张图：`{new}`（不安全：保存的张量一直留在内存中；如果产生它的部分不需要训练，"
                     f"`{made}` 更轻量）"), edit)
     else:
-        crossing = detach_crossing(ctx, problem)
-        redone = recompute_after_freeing_step(ctx, group) if crossing is None else None
-        if redone is not None:
+        restarted = restart_accumulated_loss(ctx, problem)
+        crossing = detach_crossing(ctx, problem) if restarted is None else None
+        redone = recompute_after_freeing_step(ctx, group) if crossing is None and restarted is None else None
+        if restarted is not None:
+            edit, info = restarted
+            fix = make_fix("unsafe", ctx.t(
+                f"Start `{info['name']}` again before line {info['before']}: `{info['line']}` (unsafe: the second "
+                f"backward no longer includes the terms the first one already back-propagated)",
+                f"在第 {info['before']} 行之前重新开始 `{info['name']}`：`{info['line']}`（不安全：第二次反向传播不再包含"
+                f"第一次已经反向传播过的项）"), edit)
+        elif redone is not None:
             edit, info = redone
             nums = [str(n) for n in info["lines"]]
             redo = f"line {nums[0]}" if len(nums) == 1 else f"lines {', '.join(nums[:-1])} and {nums[-1]}"

@@ -1,7 +1,10 @@
 """GG502: a fused optimizer step modifies weights a live graph saved (silently wrong gradients)."""
 from __future__ import annotations
 
-from . import Rule
+from types import SimpleNamespace
+
+from . import Rule, make_fix
+from ..fixes_order import detach_carried_name, recompute_after_step
 from ._common import use_phrase
 
 RULE = Rule(
@@ -9,7 +12,7 @@ RULE = Rule(
     name="fused-step-on-saved",
     family="silent",
     severity="warning",
-    fix_kind="none",
+    fix_kind="unsafe",
     summary={
         "en": "`optimizer.step()` with `fused=True` modifies weights that a graph still to be backpropagated saved: no error, wrong gradients.",
         "zh": "`fused=True` 的 `optimizer.step()` 修改了仍要反向传播的计算图所保存的权重：不报错，但梯度是错的。",
@@ -28,25 +31,94 @@ RULE = Rule(
               "returns a gradient computed with the new weights.",
         "zh": "使用 `foreach=False` 或 `foreach=True` 时同一程序会报版本错误；使用 `fused=True` 时返回用新权重算出的梯度。",
     },
-    fix_safety={"en": "No automatic fix: run every backward that needs the weights before `step()`, or detach carried state.",
-                "zh": "没有自动修复：在 `step()` 之前执行所有需要这些权重的反向传播，或对携带的状态调用 `detach()`。"},
+    fix_safety={
+        "en": "The fix is GG401's: the forward the later backward needs is recomputed right after the fused `step()`, "
+              "and what crosses into the stepped model for its own loss is detached, so the later backward goes "
+              "through a graph built from the weights it will see (`logits = model(x)` copied after `opt.step()`). "
+              "Unsafe: that backward's gradient is now the one at the new weights, as in the standard loop (the "
+              "original silently mixed the new weights into the old graph), and randomness and BatchNorm statistics "
+              "in the recomputed forward run again. Dropping `fused=True` is not offered as a fix: with `foreach` or "
+              "the for-loop implementation the same program raises the version error (GG401) at the later backward, "
+              "which is louder but not repaired. State carried across iterations (the fused form of GG402, "
+              "`h = h_next` at the end of the loop body, `h` read before it) is detached where it is carried: "
+              "`h = h_next.detach()` (unsafe: no gradient into earlier iterations). No fix where GG401's repair is "
+              "refused and no carried name is found.",
+        "zh": "修复与 GG401 相同：在融合的 `step()` 之后立即重新计算之后的反向传播所需的前向传播，并在被更新模型自己的损失中对"
+              "跨模型传入的张量调用 detach，使之后的反向传播经过用它将看到的权重构建的计算图（把 `logits = model(x)` "
+              "复制到 `opt.step()` 之后）。不安全修复：那次反向传播的梯度变为新权重处的梯度，与标准训练循环相同（原程序"
+              "悄悄把新权重混进旧计算图），重新计算的前向传播中的随机性和 BatchNorm 统计量会再运行一次。不提供“去掉 "
+              "`fused=True`”的修复：改用 `foreach` 或逐参数实现后，同一程序会在之后的反向传播处报版本错误（GG401），"
+              "更明显但并未修复。跨迭代携带的状态（GG402 的融合形式：循环体末尾的 "
+              "`h = h_next`，且 `h` 在此之前被读取）在携带处调用 detach：`h = h_next.detach()`（不安全：梯度不再流入之前的"
+              "迭代）。GG401 的修复被拒绝且找不到携带的名字时不提供修复。",
+    },
     runtime_error="",
 )
 
 
+def _forward_site(ctx, save, step_top):
+    """Where the forward that made `save` ran, as GG401's problems carry it: the container call of a layer (whose
+    save node is its constructor), else the outermost same-file call in the step's top-level statement."""
+    if save.layer_call is not None:
+        return save.layer_call
+    for node, top, _ in reversed(save.call_chain):
+        if top is step_top:
+            return (node, top)
+    return None
+
+
+def _repair(ctx, problems):
+    memo = ctx.__dict__.setdefault("_gg502_fixes", {})
+    key = (id(problems[0].write.node), id(problems[0].use))
+    if key not in memo:
+        shaped = []
+        for p in problems:
+            site = _forward_site(ctx, p.save, p.write.top or p.top)
+            if site is None and p.save.call_chain:
+                memo[key] = None  # made inside a helper called elsewhere: no forward here to run again
+                return None
+            shaped.append(SimpleNamespace(write=p.write, use=p.use, top=p.top, save=p.save,
+                                          detail={"forward": site} if site is not None else {}))
+        memo[key] = recompute_after_step(ctx, shaped)
+    return memo[key]
+
+
 @RULE.checker
 def check(ctx):
-    for problem in ctx.problems("silent-write"):
+    mine = [p for p in ctx.problems("silent-write") if p.write.kind == "step"]
+    groups: dict = {}
+    for p in mine:
+        groups.setdefault((id(p.write.node), id(p.use)), []).append(p)  # one step writes once per layer
+    for problem in mine:
         write, save, hint = problem.write, problem.save, problem.top
-        if write.kind != "step":
-            continue
         s_line = ctx.line(save.node, save.top or hint)
+        repaired = _repair(ctx, groups[(id(write.node), id(problem.use))]) if problem.use is not None else None
+        fix, recipe = None, ""
+        if repaired is not None:
+            edit, info = repaired
+            nums = [str(n) for n in info["lines"]]
+            redo = f"line {nums[0]}" if len(nums) == 1 else f"lines {', '.join(nums[:-1])} and {nums[-1]}"
+            detached = "; ".join(f"`{d}`" for d in info["detached"])
+            fix = make_fix("unsafe", ctx.t(
+                f"Recompute {redo} after `{info.get('step_call') or write.op}`"
+                + (f" and give the step's own loss {detached}" if detached else "")
+                + " (unsafe: the later backward's gradient is the one at the new weights; dropout and BatchNorm "
+                  "statistics run again)",
+                f"在 `{info.get('step_call') or write.op}` 之后重新计算第 {'、'.join(nums)} 行"
+                + (f"，并让 step 自己的损失使用 {detached}" if detached else "")
+                + "（不安全：之后的反向传播得到新权重处的梯度；dropout 和 BatchNorm 统计量会再运行一次）"), edit)
+            recipe = ctx.t(f" Recompute {redo} after the step.", f"请在 step 之后重新计算第 {'、'.join(nums)} 行。")
+        elif (carried := detach_carried_name(ctx, problem)) is not None:
+            edit, new = carried
+            fix = make_fix("unsafe", ctx.t(f"Carry `{new}` (cuts the graph: no gradient into earlier iterations)",
+                                           f"把传给下一轮的状态改为 `{new}`（截断计算图：梯度不再流入之前的迭代）"), edit)
+            recipe = ctx.t(f" Carry `{new}`.", f"请把传给下一轮的状态改为 `{new}`。")
         message = ctx.t(
             f"`{write.op}` (fused) modifies {write.target_name}, saved for backward on line {s_line}, without bumping "
-            f"their version: {use_phrase(ctx, problem)} will silently use the new weights.",
+            f"their version: {use_phrase(ctx, problem)} will silently use the new weights.{recipe}",
             f"`{write.op}`（fused）修改了第 {s_line} 行保存用于反向传播的 {write.target_name}，且不增加版本号："
-            f"{use_phrase(ctx, problem)}会悄悄使用新的权重。")
-        f = ctx.finding(RULE, write.node, write.top or hint, message,
+            f"{use_phrase(ctx, problem)}会悄悄使用新的权重。{recipe}")
+        f = ctx.finding(RULE, write.node, write.top or hint, message, fix=fix,
                         related=[ctx.related(save.node, save.top or hint, ctx.t("weights saved here", "权重在这里被保存"))],
                         explanation=message)
         if f:

@@ -1,0 +1,222 @@
+"""Repairs for shapes the first fixes left without one (issue 19): each bad program raises under torch, the fix is
+the exact edit its title names, and the fixed program runs and computes what the hand-written repair computes."""
+from __future__ import annotations
+
+import pytest
+import torch
+
+from gradguard.engine import Engine
+from gradguard.source import Source
+
+ENGINE = Engine()
+
+
+def only(text: str, code: str):
+    found = [f for f in ENGINE.check(text, "t.py").findings if f.code == code]
+    assert len(found) == 1, found
+    return found[0]
+
+
+def apply(text: str, fix) -> str:
+    source = Source(text)
+    out = source.text
+    for e in sorted(fix.edits, key=lambda e: (e.span.start_line, e.span.start_col), reverse=True):
+        out = out[:source.offset(e.span.start_line, e.span.start_col)] + e.new_text + out[
+            source.offset(e.span.end_line, e.span.end_col):]
+    return out
+
+
+def run(text: str) -> dict:
+    ns = {"__name__": "__main__"}
+    exec(compile(text, "t.py", "exec"), ns)
+    return ns
+
+
+def raises(text: str) -> None:
+    with pytest.raises(RuntimeError, match="modified by an inplace operation|Trying to backward through the graph"):
+        run(text)
+
+
+# ---------------------------------------------------------------- GG201: an unpacked output of a tuple-returning op
+EIGH_CLAMPED = """\
+import torch
+
+torch.manual_seed(0)
+
+
+def project_psd(m):
+    d, v = torch.linalg.eigh(m)
+    for i in range(d.shape[0]):
+        if d[i] <= 0:
+            d[i] = 1e-6
+    return v @ torch.diag(d) @ v.T
+
+
+a = torch.randn(4, 4, dtype=torch.double, requires_grad=True)
+out = project_psd(a + a.T)
+out.sum().backward()
+"""
+
+
+def test_an_unpacked_saved_output_is_copied_on_the_next_line():
+    raises(EIGH_CLAMPED)
+    finding = only(EIGH_CLAMPED, "GG201")
+    assert finding.fix.applicability == "safe"
+    assert finding.fix.message == "Write a copy of what `eigh` saved: add `d = d.clone()` after line 7"
+    fixed = apply(EIGH_CLAMPED, finding.fix)
+    assert fixed == EIGH_CLAMPED.replace("    d, v = torch.linalg.eigh(m)\n",
+                                         "    d, v = torch.linalg.eigh(m)\n    d = d.clone()\n")
+    ns = run(fixed)
+    hand = run(EIGH_CLAMPED.replace("    for i in range(d.shape[0]):\n        if d[i] <= 0:\n            d[i] = 1e-6\n",
+                                    "    d = d.clamp(min=1e-6)\n"))
+    assert torch.allclose(ns["out"], hand["out"]) and torch.allclose(ns["a"].grad, hand["a"].grad)
+
+
+# ---------------------------------------------------------------- GG201: a helper saving the state it later updates
+ROLLING_STATE = """\
+import torch
+
+torch.manual_seed(0)
+
+
+def conv_step(x, state, weight):
+    state.copy_(torch.roll(state, shifts=-1, dims=1))
+    state[:, -1:, :] = x
+    y = torch.sum(state * weight, dim=1, keepdim=True)
+    return y, state
+
+
+w = torch.randn(3, 2, requires_grad=True)
+state = torch.zeros(1, 3, 2)
+loss = 0.0
+for t in range(3):
+    y, state = conv_step(torch.randn(1, 1, 2), state, w)
+    loss = loss + y.pow(2).sum()
+loss.backward()
+"""
+
+
+def test_a_state_the_helper_saves_and_then_updates_is_read_through_a_copy_where_it_is_saved():
+    raises(ROLLING_STATE)
+    finding = only(ROLLING_STATE, "GG201")
+    assert finding.fix.applicability == "safe"
+    assert finding.fix.message == "Let `*` save a copy: `state.clone()`"
+    fixed = apply(ROLLING_STATE, finding.fix)
+    assert fixed == ROLLING_STATE.replace("torch.sum(state * weight", "torch.sum(state.clone() * weight")
+    ns = run(fixed)
+    hand = run(ROLLING_STATE.replace(
+        "    state.copy_(torch.roll(state, shifts=-1, dims=1))\n    state[:, -1:, :] = x\n",
+        "    state = torch.cat([torch.roll(state, shifts=-1, dims=1)[:, :-1, :], x], dim=1)\n"))
+    assert torch.allclose(ns["loss"], hand["loss"]) and torch.allclose(ns["w"].grad, hand["w"].grad)
+
+
+# ---------------------------------------------------------------- GG404: a sum that starts from the freed one
+SAM_TWO_PASSES = """\
+import torch
+from torch import nn
+
+torch.manual_seed(0)
+model = nn.Sequential(nn.Linear(3, 8), nn.Tanh(), nn.Linear(8, 2))
+x, y = torch.randn(4, 3), torch.randn(4, 2)
+losses = []
+out = model(x)
+loss = 0
+for t in range(2):
+    loss += (out[:, t] - y[:, t]).pow(2).mean()
+loss.backward()
+with torch.no_grad():
+    for p in model.parameters():
+        p.add_(0.05 * p.grad / (p.grad.norm() + 1e-12))
+out = model(x)
+for t in range(2):
+    loss += (out[:, t] - y[:, t]).pow(2).mean()
+loss.backward()
+losses.append(loss.item())
+"""
+
+
+def test_a_second_sum_that_starts_from_the_first_starts_again():
+    raises(SAM_TWO_PASSES)
+    finding = only(SAM_TWO_PASSES, "GG404")
+    assert finding.fix.applicability == "unsafe"
+    assert finding.fix.message == (
+        "Start `loss` again before line 17: `loss = 0` (unsafe: the second backward no longer includes the terms "
+        "the first one already back-propagated)")
+    fixed = apply(SAM_TWO_PASSES, finding.fix)
+    assert fixed == SAM_TWO_PASSES.replace("out = model(x)\nfor t in range(2):\n    loss += (out[:, t] - y[:, t]).pow(2)"
+                                           ".mean()\nloss.backward()\nlosses",
+                                           "out = model(x)\nloss = 0\nfor t in range(2):\n    loss += (out[:, t] - y[:, t])"
+                                           ".pow(2).mean()\nloss.backward()\nlosses")
+    ns = run(fixed)
+    with torch.no_grad():
+        second = (ns["model"](ns["x"]) - ns["y"]).pow(2).mean(0).sum()
+    assert ns["losses"] == [pytest.approx(second.item(), rel=1e-6)]
+
+
+def test_a_sum_that_starts_from_a_loss_term_is_not_restarted():
+    text = SAM_TWO_PASSES.replace("loss = 0\nfor t in range(2):\n    loss += (out[:, t] - y[:, t]).pow(2).mean()\n"
+                                  "loss.backward()\nwith",
+                                  "loss = (out[:, 0] - y[:, 0]).pow(2).mean()\nloss.backward()\nwith")
+    raises(text)
+    finding = only(text, "GG404")
+    assert finding.fix is None or not finding.fix.message.startswith("Start `loss` again")
+
+
+# ---------------------------------------------------------------- GG502: a fused step before a later backward
+FUSED_GAN = (__import__("pathlib").Path(__file__).resolve().parents[1]
+             / "server/gradguard/rules/examples/GG502/bad_2_gan_fused_adam.py").read_text(encoding="utf-8")
+
+
+def _g_grad(text: str) -> torch.Tensor:
+    ns = run(text.split("\n# G's gradient")[0])
+    return ns["G"][0].weight.grad
+
+
+def test_a_fused_step_gets_gradient_through_the_new_weights_as_the_textbook_loop():
+    finding = only(FUSED_GAN, "GG502")
+    assert finding.fix.message == (
+        "Recompute line 12 after `opt_d.step()` and give the step's own loss `fake.detach()` (unsafe: the later "
+        "backward's gradient is the one at the new weights; dropout and BatchNorm statistics run again)")
+    fixed = apply(FUSED_GAN, finding.fix)
+    assert fixed == FUSED_GAN.replace("d_fake = D(fake)\n", "d_fake = D(fake.detach())\n", 1).replace(
+        "opt_d.step()  # <- GG502\n", "opt_d.step()  # <- GG502\nd_fake = D(fake)\n")
+    textbook = FUSED_GAN.replace("d_fake = D(fake)\nd_loss = bce(D(real), ones) + bce(d_fake, zeros)\n",
+                                 "d_loss = bce(D(real), ones) + bce(D(fake.detach()), zeros)\n").replace(
+        "g_loss = bce(d_fake, ones)\n", "g_loss = bce(D(fake), ones)\n")
+    assert torch.allclose(_g_grad(fixed), _g_grad(textbook), rtol=1e-6, atol=1e-7)
+    # the bad program's gradient is silently another one: what the fix changes
+    assert not torch.allclose(_g_grad(FUSED_GAN), _g_grad(textbook), rtol=1e-4, atol=1e-6)
+
+
+def test_dropping_fused_would_not_repair_it_the_same_program_raises_with_foreach():
+    raises(FUSED_GAN.replace(", fused=True", ", foreach=True"))
+    raises(FUSED_GAN.replace(", fused=True", ", foreach=False"))
+
+
+FUSED_CARRY = """\
+import torch
+from torch import nn
+
+torch.manual_seed(0)
+w_ih, w_hh = nn.Linear(2, 4), nn.Linear(4, 4, bias=False)
+opt = torch.optim.SGD([*w_ih.parameters(), *w_hh.parameters()], lr=0.5, fused=True)
+xs = torch.randn(3, 1, 2)
+h = torch.zeros(1, 4)
+for t in range(3):
+    h_next = torch.tanh(w_ih(xs[t]) + w_hh(h))
+    loss = h_next.pow(2).sum()
+    opt.zero_grad()
+    loss.backward(retain_graph=True)
+    opt.step()
+    h = h_next
+"""
+
+
+def test_a_fused_step_with_carried_state_carries_it_detached():
+    finding = only(FUSED_CARRY, "GG502")
+    assert finding.fix.message == "Carry `h_next.detach()` (cuts the graph: no gradient into earlier iterations)"
+    fixed = apply(FUSED_CARRY, finding.fix)
+    assert fixed == FUSED_CARRY.replace("    h = h_next\n", "    h = h_next.detach()\n")
+    ns = run(fixed)
+    hand = run(FUSED_CARRY.replace("fused=True", "fused=False").replace("    h = h_next\n", "    h = h_next.detach()\n"))
+    assert torch.allclose(ns["w_hh"].weight, hand["w_hh"].weight, rtol=1e-6, atol=1e-7)
