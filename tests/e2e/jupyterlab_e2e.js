@@ -6,6 +6,9 @@
 // gradguard's squiggle in the second cell, its message in the diagnostics panel, and the tensor's facts on
 // hover; a .py file in the file editor must be underlined too. python-lsp-server is installed beside it: its
 // hover must still answer (gradguard is added to the user's server, not swapped in).
+// Cell numbers: the message and the hover name the cell the tensor was made in as JupyterLab counts cells
+// (markdown too), jupyterlab-lsp's diagnostics panel puts the finding in the cell `gradguard check` names, and
+// the notebook run in its kernel under `%load_ext gradguard` reports the same cell and line.
 //
 // Environment:
 //   PYTHON    interpreter with gradguard[jupyter] and python-lsp-server (required)
@@ -15,7 +18,7 @@
 // Prints one `RESULT {json}` line; the exit code is 0 only when every assertion held.
 'use strict';
 const { chromium } = require('playwright-core');
-const { spawn } = require('child_process');
+const { spawn, spawnSync } = require('child_process');
 const crypto = require('crypto');
 const fs = require('fs');
 const http = require('http');
@@ -81,6 +84,7 @@ async function retry(what, attempts, fn) {
 const CELLS = [
   ['markdown', '# PGD attack on a small classifier'],
   ['code', [
+    '%load_ext gradguard',
     'import torch',
     'from torch import nn',
     '',
@@ -167,7 +171,7 @@ async function main() {
   };
   const lab = spawn(PYTHON, ['-m', 'jupyterlab', '--no-browser', '--ServerApp.ip=127.0.0.1', `--ServerApp.port=${port}`,
     '--ServerApp.port_retries=0', `--IdentityProvider.token=${token}`, `--ServerApp.root_dir=${root}`,
-    '--LabApp.news_url=', '--allow-root'],  // root in CI containers
+    '--LabApp.news_url=', '--LabApp.expose_app_in_browser=True', '--allow-root'],  // root in CI containers
   { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   const labLog = fs.createWriteStream(path.join(WORK, 'jupyterlab.log'));
   lab.stdout.pipe(labLog);
@@ -244,6 +248,44 @@ async function main() {
     check(lintText.includes('`delta` is a leaf tensor that requires grad') && lintText.includes('the in-place `add_()` here raises at once')
       && /gradguard/.test(lintText), 'the squiggle says GG101\'s message, from gradguard');
 
+    // ---- cell numbers: JupyterLab's own count of cells, the message, the diagnostics panel and the CLI agree ----
+    // JupyterLab's status bar says 'Cell 2/3' while a cell is active, counting every cell as VS Code's does
+    const labCellOf = (cell, lineText) => retry(`the status bar's cell of '${lineText}'`, 3, async () => {
+      await cell.locator('.cm-line', { hasText: lineText }).first().click();
+      const item = page.locator('.jp-StatusBar-Item', { hasText: /^\s*Cell \d+\/\d+\s*$/ }).first();
+      return waitFor(async () => {
+        const m = ((await item.innerText().catch(() => '')) || '').trim().match(/^Cell (\d+)\/(\d+)$/);
+        return m && m[0];
+      }, 15000, 'a Cell N/M status bar item');
+    });
+    const createdShown = await labCellOf(cells.nth(0), 'delta = torch.zeros_like');
+    const bugShown = await labCellOf(cells.nth(1), 'delta.add_(');
+    log(`JupyterLab's status bar: '${createdShown}' where delta is made, '${bugShown}' where it is written`);
+    check(createdShown === 'Cell 2/3' && bugShown === 'Cell 3/3', 'JupyterLab counts the markdown cell');
+    const createdCell = Number(createdShown.split(/[ /]/)[1]);
+    const bugCell = Number(bugShown.split(/[ /]/)[1]);
+    check(lintText.includes(`(created on line 9 of cell ${createdCell})`), `the message names the cell as JupyterLab counts it (${JSON.stringify(lintText)})`);
+    const cli = spawnSync(PYTHON, ['-m', 'gradguard', 'check', '--no-cache', '--format', 'json', 'pgd.ipynb'], { cwd: root, encoding: 'utf8' });
+    const [cliFinding] = JSON.parse(cli.stdout);
+    log(`gradguard check pgd.ipynb: cell ${cliFinding.cell} row ${cliFinding.location.row}: ${cliFinding.message}`);
+    check(cliFinding.cell === bugCell && cliFinding.message.includes(`line 9 of cell ${createdCell}`), 'the CLI names the same cells');
+    await page.evaluate(() => window.jupyterapp.commands.execute('lsp:show-diagnostics-panel'));
+    const panelRow = await waitFor(() => page.evaluate(() => {
+      const table = document.querySelector('.lsp-diagnostics-listing');
+      if (!table) return null;
+      const heads = [...table.querySelectorAll('th')].map((th) => th.textContent.trim());
+      const rows = [...table.querySelectorAll('tbody tr')].map((tr) => Object.fromEntries(
+        [...tr.querySelectorAll('td')].map((td, i) => [heads[i], td.textContent.trim()])));
+      return rows.find((r) => r.Code === 'GG101') || null;
+    }), LONG, 'the GG101 row of the diagnostics panel');
+    log(`diagnostics panel: ${JSON.stringify(panelRow)}`);
+    await shot('jupyterlab-03b-diagnostics-panel');
+    // the panel's Line:Ch is 0-based (CodeMirror's position in the cell), the CLI's row and column 1-based
+    check(Number(panelRow.Cell) === cliFinding.cell
+      && panelRow['Line:Ch'] === `${cliFinding.location.row - 1}:${cliFinding.location.column - 1}`,
+      `jupyterlab-lsp's panel puts the finding in the CLI's cell and line (${JSON.stringify(panelRow)})`);
+    mark('cellNumbersAgree');
+
     // hover on the tensor where it is used (Ctrl held, in the cell's editor): gradguard's facts about it
     const endBox = await textBox(cells.nth(1), 'delta.grad.zero_()', ')');
     await page.mouse.click(endBox.x + endBox.width + 30, endBox.y + endBox.height / 2);
@@ -272,8 +314,8 @@ async function main() {
     log(`hover on delta: ${JSON.stringify(tensorHover)}`);
     await shot('jupyterlab-04-hover');
     check(tensorHover.includes('delta — tensor · leaf · requires_grad=True')
-      && tensorHover.includes('created on line') && tensorHover.includes('torch.zeros_like(..., requires_grad=True)'),
-    'hovering delta shows it is a leaf that requires grad, made by torch.zeros_like');
+      && tensorHover.includes('created on line 9 of cell 2') && tensorHover.includes('torch.zeros_like(..., requires_grad=True)'),
+    'hovering delta shows it is a leaf that requires grad, made by torch.zeros_like on line 9 of cell 2');
 
     // the user's own server still answers: pylsp's hover for a builtin gradguard says nothing about
     const builtinHover = await hoverOn('for step in range(3)', 'range', /range\(stop\) -> range object/, 40000);
@@ -281,6 +323,18 @@ async function main() {
     log(`hover on range: ${JSON.stringify(builtinHover.slice(0, 200))}`);
     await shot('jupyterlab-05-pylsp-hover');
     check(builtinHover.includes('range(stop) -> range object'), "pylsp (behind gradguard) answers the hover on range() with its docstring");
+
+    // the notebook run in its kernel: `%load_ext gradguard` (the first line of cell 2) traces the cells, and the
+    // report names the cell and line the checker named
+    await page.evaluate(() => window.jupyterapp.commands.execute('notebook:run-all-cells'));
+    const traceText = await waitFor(() => cells.nth(1).locator('.jp-OutputArea-output').allInnerTexts()
+      .then((texts) => texts.join('\n')).then((t) => (/gradguard trace: error/.test(t) ? t : null)), 180000, 'the tracer\'s report in cell 3', 1000);
+    mark('tracerReport');
+    await shot('jupyterlab-055-tracer');
+    const traced = traceText.match(/line (\d+) of cell (\d+)\s+delta\.add_\(/);
+    log(`tracer: ${JSON.stringify(traceText.slice(traceText.indexOf('gradguard trace: error'), traceText.indexOf('gradguard trace: error') + 400))}`);
+    check(traced && Number(traced[2]) === cliFinding.cell && Number(traced[1]) === cliFinding.location.row && !/In\[\d+\]/.test(traceText.split('gradguard trace: error')[1]),
+      'the tracer names the write as line 4 of cell 3, as the checker and JupyterLab do');
 
     // the file editor: a .py file gets the same squiggle
     await page.locator('.jp-DirListing-item', { hasText: 'leaf_inplace.py' }).dblclick();

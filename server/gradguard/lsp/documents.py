@@ -15,7 +15,7 @@ from lsprotocol import types
 from pygls.uris import to_fs_path
 from pygls.workspace import TextDocument, Workspace
 
-from ..notebook import python_lines
+from ..notebook import CellMap, python_lines
 
 
 @dataclass(frozen=True)
@@ -51,6 +51,8 @@ class Snapshot:
     path: str  # file system path (or the URI when there is none), for config and the engine
     pieces: list[Piece]
     notebook_version: int | None = None
+    # JupyterLab's notebook, sent as one document: where its cells start (set by the analysis, from the saved notebook)
+    jupyter_cells: CellMap | None = None
 
     @property
     def versions(self) -> tuple:
@@ -81,6 +83,9 @@ class Snapshot:
     def describe_line(self, line: int, lang: str) -> str:
         """'line 3' for a file; 'line 1 of cell 4' for a notebook, as the diagnostics and the CLI say it (1-based;
         the cell's number counts every cell, markdown too, as the editor shows them)."""
+        if not self.is_notebook and self.jupyter_cells is not None:
+            cell, local = self.jupyter_cells.locate(line)
+            return f"第 {cell} 个单元格第 {local + 1} 行" if lang == "zh" else f"line {local + 1} of cell {cell}"
         if not self.is_notebook:
             return f"第 {line + 1} 行" if lang == "zh" else f"line {line + 1}"
         located = self.locate(line)

@@ -25,6 +25,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
 
 from ..findings import Report
+from ..jupyter.virtual_documents import cell_map as jupyter_cell_map
 from ..notebook import CellMap
 from . import actions as act
 from . import agent_tools
@@ -388,8 +389,12 @@ class GradguardServer(LanguageServer):
         self._trim_parse_cache(snap.key, report)
         positions = Positions(snap, self.workspace.position_codec)
         diagnostics: dict[str, list[types.Diagnostic]] = {}
+        cells = None
         if snap.is_notebook:  # messages name the cell and its line, as the CLI says them
             cells = CellMap([p.cell for p in snap.pieces], [p.start_line for p in snap.pieces])
+        elif snap.path.endswith(".ipynb"):  # JupyterLab's notebook as one document: its cells from the saved file
+            cells = snap.jupyter_cells = jupyter_cell_map(snap.path, snap.text)
+        if cells is not None:
             report.findings = cells.relabel_findings(report.findings, lang)
             report.parse_notes = [replace(n, message=cells.relabel(n.message, lang)) for n in report.parse_notes]
         for finding in report.findings:
