@@ -220,3 +220,129 @@ def test_a_fused_step_with_carried_state_carries_it_detached():
     ns = run(fixed)
     hand = run(FUSED_CARRY.replace("fused=True", "fused=False").replace("    h = h_next\n", "    h = h_next.detach()\n"))
     assert torch.allclose(ns["w_hh"].weight, hand["w_hh"].weight, rtol=1e-6, atol=1e-7)
+
+
+# ---------------------------------------------------------------- GG401: a loop stepping what an earlier loop built
+SINGAN_LOOPS = """\
+import torch
+from torch import nn
+
+torch.manual_seed(0)
+G = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 2))
+D = nn.Sequential(nn.Linear(2, 8), nn.Tanh(), nn.Linear(8, 1))
+opt_g, opt_d = torch.optim.SGD(G.parameters(), lr=0.1), torch.optim.SGD(D.parameters(), lr=0.1)
+noise, real = torch.randn(8, 4), torch.randn(8, 2)
+for j in range(2):
+    D.zero_grad()
+    fake = G(noise)
+    (D(fake.detach()).mean() - D(real).mean()).backward()
+    opt_d.step()
+for j in range(3):
+    G.zero_grad()
+    err_g = -D(fake).mean()
+    err_g.backward(retain_graph=True)
+    opt_g.step()
+"""
+
+
+def test_a_forward_from_an_earlier_loop_is_copied_to_the_top_of_the_loop_that_steps_it():
+    raises(SINGAN_LOOPS)
+    finding = only(SINGAN_LOOPS, "GG401")
+    assert finding.fix.message == (
+        "Copy line 11 to the top of the loop on line 14 (unsafe: every pass runs that forward again, from the "
+        "current weights; dropout and BatchNorm statistics run again)")
+    fixed = apply(SINGAN_LOOPS, finding.fix)
+    assert fixed == SINGAN_LOOPS.replace("for j in range(3):\n", "for j in range(3):\n    fake = G(noise)\n")
+    run(fixed)
+
+
+def test_a_forward_whose_input_the_loop_changes_is_not_copied():
+    text = SINGAN_LOOPS.replace("    opt_g.step()\n", "    opt_g.step()\n    noise = noise * 0.5\n")
+    raises(text)
+    fix = only(text, "GG401").fix
+    assert fix is None or "to the top of the loop" not in fix.message
+
+
+# ---------------------------------------------------------------- GG401: a graph built in __init__ and kept
+KEPT_FROM_INIT = """\
+import torch
+from torch import nn
+
+torch.manual_seed(0)
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.embed = nn.Sequential(nn.Embedding(10, 4), nn.LayerNorm(4))
+        self.head = nn.Linear(4, 1)
+        self.mask_e = self.embed(torch.tensor([3]))
+
+    def forward(self, ids):
+        return self.head(self.embed(ids) + self.mask_e)
+
+
+model = Net()
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+for step in range(2):
+    loss = model(torch.randint(0, 10, (5,))).pow(2).mean()
+    opt.zero_grad()
+    loss.backward(retain_graph=True)
+    opt.step()
+"""
+
+
+def test_a_value_computed_in_init_and_kept_is_detached_where_it_is_made_not_rebuilt_in_the_loop():
+    raises(KEPT_FROM_INIT)
+    finding = only(KEPT_FROM_INIT, "GG401")
+    assert finding.fix.message == ("Keep `self.embed(torch.tensor([3])).detach()` (unsafe: the forward no longer "
+                                   "trains what computed it in `__init__`)")
+    fixed = apply(KEPT_FROM_INIT, finding.fix)
+    assert fixed == KEPT_FROM_INIT.replace("self.mask_e = self.embed(torch.tensor([3]))",
+                                           "self.mask_e = self.embed(torch.tensor([3])).detach()")
+    assert "model = Net()" not in fixed.split("for step in range(2):")[1]
+    run(fixed)
+
+
+# ---------------------------------------------------------------- GG403: tuple state kept on the object
+STATE_ON_OBJECT = """\
+import torch
+from torch import nn
+
+torch.manual_seed(0)
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Linear(3, 4)
+        self.lstm = nn.LSTM(4, 4, batch_first=True)
+        self.hidden = None
+
+    def forward(self, x):
+        out = self.proj(x)
+        out, self.hidden = self.lstm(out, self.hidden)
+        return out[:, -1]
+
+
+model = Model()
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+for _ in range(3):
+    loss = model(torch.randn(2, 5, 3)).pow(2).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+"""
+
+
+def test_tuple_state_on_the_object_is_detached_after_the_line_that_rebinds_it_even_beside_a_local():
+    raises(STATE_ON_OBJECT)
+    finding = only(STATE_ON_OBJECT, "GG403")
+    assert finding.fix.message == ("Add `self.hidden = tuple(s.detach() for s in self.hidden)` after line 16 (cuts "
+                                   "the graph: no gradient into earlier iterations)")
+    fixed = apply(STATE_ON_OBJECT, finding.fix)
+    assert fixed == STATE_ON_OBJECT.replace(
+        "        out, self.hidden = self.lstm(out, self.hidden)\n",
+        "        out, self.hidden = self.lstm(out, self.hidden)\n"
+        "        self.hidden = tuple(s.detach() for s in self.hidden)\n")
+    run(fixed)

@@ -571,6 +571,8 @@ def detach_carry(ctx, problem) -> tuple[Edit, str] | None:
     for name, node in bound.items():
         if name in after_stores:
             continue  # re-bound later in the iteration: that later statement is the carry, not this one
+        if scope is not loop and name != carry.name and "." not in name:
+            continue  # a method's local (`out` of `out, self.hidden = ...`) starts afresh at every call
         if name == carry.name:
             kind = _kind(carry.tensor)
         elif name not in before:

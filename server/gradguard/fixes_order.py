@@ -1281,3 +1281,132 @@ def detach_carried_name(ctx, problem) -> tuple[Edit, str] | None:
         if read_first:
             return with_method(ctx, small.value, top, "detach")
     return None
+
+
+# ---------------------------------------------------------------- GG401: a loop stepping what an earlier forward built
+def recompute_at_loop_top(ctx, problems) -> tuple[Edit, dict] | None:
+    """A loop that back-propagates, then steps, through a graph built before it (by the last pass of an earlier
+    loop, `for j in range(d_steps): ... fake = netG(noise)`, or a statement before it): its second pass goes
+    through the old graph after the step. The forward statement is copied to the top of the loop body, so every
+    pass builds its graph from the current weights (SinGAN's fix). Only a simple statement of one line whose inputs
+    nothing re-binds after it (in the earlier loop, between, or inside the loop), and whose names nothing reads
+    after the loop or, around an enclosing loop, before it is bound again."""
+    first = problems[0]
+    write, use = first.write, first.use
+    top = write.top or first.top
+    if use is None or top is None or first.detail.get("site") is not None:
+        return None
+    forwards = []
+    for p in problems:
+        fsite = p.detail.get("forward")
+        call = fsite[0] if fsite is not None else p.save.node
+        if isinstance(call, cst.Call) and all(c is not call for c in forwards):
+            forwards.append(call)
+    if not forwards or any(_value(ctx, c) is None for c in forwards):
+        return None  # a forward returns tensors; `model = Net()` (the graph built in its __init__) is no forward
+    tree = _tree_of(ctx, [use, write.node, *forwards], top)
+    if tree is None:
+        return None
+    parents = _parents(tree)
+    step_stmt, use_stmt = _statement_of(write.node, parents), _statement_of(use, parents)
+    loop = parents.get(id(step_stmt))
+    loop = parents.get(id(loop)) if isinstance(loop, cst.IndentedBlock) else None
+    if not isinstance(loop, (cst.For, cst.While)) or parents.get(id(use_stmt)) is not loop.body:
+        return None
+    inner = list(loop.body.body)
+    if next(i for i, s in enumerate(inner) if s is use_stmt) > next(i for i, s in enumerate(inner) if s is step_stmt):
+        return None  # the backward after the step in the same pass: recompute_after_step's shape
+    stmts = {id(s): s for s in (_statement_of(f, parents) for f in forwards) if s is not None}
+    if len(stmts) != 1:
+        return None
+    f_stmt = next(iter(stmts.values()))
+    if _contains(loop, f_stmt) or not isinstance(f_stmt, cst.SimpleStatementLine) or len(f_stmt.body) != 1:
+        return None
+    block = parents.get(id(loop))
+    body = list(block.body) if block is not None else []
+    t = f_stmt
+    while t is not None and parents.get(id(t)) is not block:
+        t = parents.get(id(t))
+    if t is None:
+        return None
+    i_t, i_loop = next(i for i, s in enumerate(body) if s is t), next(i for i, s in enumerate(body) if s is loop)
+    if i_t >= i_loop:
+        return None
+    reads, binds = _stmt_reads(f_stmt) - _loop_targets(f_stmt), _stmt_binds(f_stmt) or set()
+    if not binds:
+        return None
+    # what the forward read keeps its value up to every pass of the loop
+    after_f = []
+    if t is not f_stmt:  # inside an earlier loop: the statements after it in that loop's passes
+        holder = parents.get(id(f_stmt))
+        if not isinstance(holder, cst.IndentedBlock) or parents.get(id(holder)) is not t:
+            return None
+        ib = list(holder.body)
+        after_f = ib[next(i for i, s in enumerate(ib) if s is f_stmt) + 1:]
+        if isinstance(t, cst.For) and _conflicts(_binds(t.target), reads):
+            return None
+    for stmt in [*after_f, *body[i_t + 1:i_loop], loop]:
+        if _conflicts(_assigned_in(stmt, leaking=True), reads):
+            return None
+    # the names it binds are not read where the copy would change them
+    if any(_conflicts(binds, _stmt_reads(s)) for s in body[i_loop + 1:]):
+        return None
+    if any(_conflicts(binds, _stmt_reads(s)) for s in body[:i_t]):
+        return None
+    first_inner = ctx.span(inner[0], top)
+    f_span = ctx.span(f_stmt, top)
+    if first_inner is None or f_span is None or f_span.start_line != f_span.end_line:
+        return None
+    indent = ctx.source.line_text(first_inner.start_line)[:first_inner.start_col]
+    if indent.strip():
+        return None
+    text = ctx.source.line_text(f_span.start_line).strip()
+    new_text = f"{indent}{text}\n"
+    at = ctx.source.offset(first_inner.start_line, 0)
+    try:
+        ast.parse(ctx.source.text[:at] + new_text + ctx.source.text[at:])
+    except (SyntaxError, ValueError):
+        return None
+    return Edit(Span(first_inner.start_line, 0, first_inner.start_line, 0), new_text), {
+        "line": f_span.start_line + 1, "loop": ctx.line(loop, top), "text": text}
+
+
+# ---------------------------------------------------------------- GG401: a graph built by a constructor and kept
+def detach_kept_from_init(ctx, problems) -> tuple[Edit, str] | None:
+    """A tensor computed by a layer in `__init__` and kept on the object (`self.mask_e = self.embedding(ids)`),
+    read by every forward: each backward goes through that one construction-time graph, whose saved weights the
+    first `step()` changes. The value kept is detached where it is made (`self.embedding(ids).detach()`), so
+    every forward reads a constant, as it would if it were a buffer. Only when every save of the problem was made
+    under one such assignment."""
+    from .fixes import with_method
+
+    found = None
+    for p in problems:
+        save = p.save
+        if save is None:
+            return None
+        here = None
+        sites = [save.layer_call] if save.layer_call is not None else []
+        for node, top, *_ in [*sites, *save.call_chain]:
+            tree = _tree_of(ctx, [node], top)
+            if tree is None:
+                continue
+            parents = _parents(tree)
+            stmt = _statement_of(node, parents)
+            func = _function_of(stmt, parents) if stmt is not None else None
+            small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 else None
+            if func is None or func.name.value != "__init__" or not isinstance(small, cst.Assign) \
+                    or len(small.targets) != 1 or not isinstance(small.targets[0].target, cst.Attribute) \
+                    or not _dotted(small.targets[0].target).startswith("self.") or not _contains(small.value, node):
+                continue
+            here = (small.value, top)
+            break
+        if here is None or (found is not None and found[0] is not here[0]):
+            return None
+        found = here
+    if found is None:
+        return None
+    value = _value(ctx, found[0])
+    if value is not None and value.requires_grad is False:
+        return None
+    return with_method(ctx, found[0], found[1], "detach")

@@ -821,6 +821,20 @@ def stale_timeline(ctx: RuleContext, problem) -> str:
         f"3. {use}取出保存的张量时{found}，于是报错。")
 
 
+def carry_fix_title(ctx: RuleContext, detached, new: str) -> str:
+    """The title of a carried-state detach, naming the edit: a line it adds (`Add `h, c = h.detach(), c.detach()`
+    after line 12`) or the value it carries (`Carry `h_next.detach()``)."""
+    edit = detached[0] if detached else None
+    why_en, why_zh = "cuts the graph: no gradient into earlier iterations", "截断计算图：梯度不再流入之前的迭代"
+    span = edit.span if edit is not None else None
+    added = edit.new_text.strip() if edit is not None else ""
+    if span is not None and (span.start_line, span.start_col) == (span.end_line, span.end_col) and added \
+            and "\n" not in added:
+        return ctx.t(f"Add `{added}` after line {span.start_line + 1} ({why_en})",
+                     f"在第 {span.start_line + 1} 行之后加上 `{added}`（{why_zh}）")
+    return ctx.t(f"Carry `{new}` ({why_en})", f"把传给下一轮的状态改为 `{new}`（{why_zh}）")
+
+
 def detach_carry_fix(ctx: RuleContext, problem) -> tuple[Edit, str] | None:
     """Cut the graph carried into the next iteration at the carry, keeping this iteration's gradients (fixes.py)."""
     return fixes.detach_carry(ctx, problem)

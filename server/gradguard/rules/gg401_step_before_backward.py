@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from . import Rule, make_fix
-from ..fixes_order import recompute_after_step
+from ..fixes_order import detach_kept_from_init, recompute_after_step, recompute_at_loop_top
 from ._common import STALE_ERROR, STALE_MATCH, stale_error, stale_timeline, use_phrase, weight_save_notes
 
 RULE = Rule(
@@ -104,7 +104,34 @@ def check(ctx):
         forward = ctx.code(site[0]) if site is not None else ""
         repaired = _repair(ctx, group)
         fix = None
-        if repaired is not None:
+        kept = detach_kept_from_init(ctx, group) if repaired is None else None
+        at_top = recompute_at_loop_top(ctx, group) if repaired is None and kept is None else None
+        if kept is not None:
+            edit, new = kept
+            fix = make_fix("unsafe", ctx.t(
+                f"Keep `{new}` (unsafe: the forward no longer trains what computed it in `__init__`)",
+                f"改为保存 `{new}`（不安全：前向传播不再训练 `__init__` 中计算它的部分）"), edit)
+            message = ctx.t(
+                f"`{write.op}` (line {w_line}) modifies {write.target_name} in place, but the graph built in "
+                f"`__init__` and kept on the object saved them, and {use_phrase(ctx, problem)} goes through it "
+                f"again. Keep `{new}` instead: every call then reads a constant.",
+                f"`{write.op}`（第 {w_line} 行）原地修改了 {write.target_name}，但在 `__init__` 中构建并保存在对象上的计算图"
+                f"保存了它们，而{use_phrase(ctx, problem)}再次经过这张图。请改为保存 `{new}`：每次调用读取的都是常量。")
+        elif at_top is not None:
+            edit, info = at_top
+            fix = make_fix("unsafe", ctx.t(
+                f"Copy line {info['line']} to the top of the loop on line {info['loop']} (unsafe: every pass runs that "
+                f"forward again, from the current weights; dropout and BatchNorm statistics run again)",
+                f"把第 {info['line']} 行复制到第 {info['loop']} 行循环的开头（不安全：每一轮都用当前权重重新运行这段前向"
+                f"传播；dropout 和 BatchNorm 统计量会再运行一次）"), edit)
+            message = ctx.t(
+                f"`{write.op}` (line {w_line}) modifies {write.target_name} in place, but the graph built on line "
+                f"{s_line} saved them and {use_phrase(ctx, problem)} goes through it again in the next pass. Run "
+                f"`{info['text']}` at the top of the loop on line {info['loop']}, so each pass builds its own graph.",
+                f"`{write.op}`（第 {w_line} 行）原地修改了 {write.target_name}，但第 {s_line} 行构建的计算图保存了它们，"
+                f"而{use_phrase(ctx, problem)}在下一轮再次经过这张图。请在第 {info['loop']} 行循环的开头运行 "
+                f"`{info['text']}`，让每一轮构建自己的计算图。")
+        elif repaired is not None:
             edit, info = repaired
             nums = [str(n) for n in info["lines"]]
             redo = f"line {nums[0]}" if len(nums) == 1 else f"lines {', '.join(nums[:-1])} and {nums[-1]}"

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from . import Rule, make_fix
 from ..fixes_order import detach_carry_at_read
-from ._common import STALE_ERROR, STALE_MATCH, detach_carry_fix, stale_error, stale_timeline, weight_save_notes
+from ._common import carry_fix_title, STALE_ERROR, STALE_MATCH, detach_carry_fix, stale_error, stale_timeline, weight_save_notes
 
 RULE = Rule(
     code="GG402",
@@ -75,9 +75,7 @@ def check(ctx):
         save, write, hint = problem.save, problem.write, problem.top
         detached = detach_carry_fix(ctx, problem) or detach_carry_at_read(ctx, problem)
         new = detached[1] if detached else f"{problem.carry_target}.detach()"
-        fix = make_fix("unsafe", ctx.t(f"Carry `{new}` (cuts the graph: no gradient into earlier iterations)",
-                                       f"把传给下一轮的状态改为 `{new}`（截断计算图：梯度不再流入之前的迭代）"),
-                       detached[0] if detached else None)
+        fix = make_fix("unsafe", carry_fix_title(ctx, detached, new), detached[0] if detached else None)
         s_line, save_notes = weight_save_notes(ctx, problem, hint)
         w_line = ctx.line(write.node, write.top or hint)
         b_line = ctx.line(problem.use, hint) if problem.use is not None else 0

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from . import Rule, make_fix
 from ..fixes_order import detach_carry_at_read
-from ._common import detach_carry_fix
+from ._common import carry_fix_title, detach_carry_fix
 
 RULE = Rule(
     code="GG403",
@@ -64,9 +64,7 @@ def check(ctx):
         hint = problem.top
         detached = detach_carry_fix(ctx, problem) or detach_carry_at_read(ctx, problem)
         new = detached[1] if detached else f"{problem.carry_target}.detach()"
-        fix = make_fix("unsafe", ctx.t(f"Carry `{new}` (cuts the graph: no gradient into earlier iterations)",
-                                       f"把传给下一轮的状态改为 `{new}`（截断计算图：梯度不再流入之前的迭代）"),
-                       detached[0] if detached else None)
+        fix = make_fix("unsafe", carry_fix_title(ctx, detached, new), detached[0] if detached else None)
         freed_by = problem.detail.get("freed_by")
         f_line = ctx.line(freed_by, hint) if freed_by is not None else 0
         b_line = ctx.line(problem.use, hint) if problem.use is not None else 0
