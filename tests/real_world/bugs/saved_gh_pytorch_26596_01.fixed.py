@@ -1,0 +1,27 @@
+import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+
+
+class KGScorer(nn.Module):
+    def __init__(self, n_entities=6, dim=5, proj_dim=7):
+        super().__init__()
+        self.entity = nn.Embedding(n_entities, dim, max_norm=True)
+        self.relation_proj = nn.Parameter(torch.randn(proj_dim, dim))
+
+    def forward(self, tail_idx):
+        tail = self.entity(tail_idx)
+        all_scores = self.entity.weight @ self.relation_proj.T
+        tail_scores = tail @ self.relation_proj.T
+        return (all_scores.unsqueeze(0) + tail_scores.unsqueeze(1)).sigmoid()
+
+
+model = KGScorer()
+optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+for _ in range(2):
+    out = model(torch.tensor([1, 2]))
+    loss = -out.clamp_min(1e-6).log().mean()
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
