@@ -518,7 +518,7 @@ class FileAnalysis:
                 if instance is not None:
                     scope.env["self"] = instance
                     scope.self_value = instance
-        scope.run_suite(fn.body)
+        scope.calls.run_suite(scope, fn.body)
         scope.settle_unknown_grad()
         scope.finish()
 
@@ -534,7 +534,7 @@ class FileAnalysis:
             _restore(snapshot)  # what an earlier method's run changed on it (flags, attributes) is undone
             return obj
         builder = Scope(self, kind="function", grad=GRAD_ON, class_info=info, top=top)
-        obj = builder.instantiate(info, [], {}, info.node)
+        obj = builder.calls.instantiate(builder, info, [], {}, info.node)
         builder.settle_unknown_grad()
         builder.finish()
         if obj is not None and hasattr(obj, "name"):

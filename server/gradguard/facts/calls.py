@@ -14,8 +14,11 @@ import dataclasses
 import libcst as cst
 
 from .classes import find_method
-from .expressions import Range, is_none, truth
+from .expressions import Range
+from .modules import MODULE_API
 from .model import (
+    is_none,
+    truth,
     Number,
     GRAD_OFF,
     GRAD_ON,
@@ -98,71 +101,75 @@ class _ContextMarker:
         self.inference_call = inference_call  # the `torch.inference_mode()` call, for inference-tensor facts
 
 
-class CallsMixin:
+class Calls:
+    """Calls made by interpreted code: same-file functions and methods run in a child scope with the caller's
+    values, classes instantiated by running `__init__`, builtins, torch callables. Expressions reach it for
+    `cst.Call`; it evaluates arguments through the scope's `Expressions`."""
+
     # ---- dispatch -------------------------------------------------------
-    def eval_Call(self, node: cst.Call):
+    def eval_Call(self, scope, node: cst.Call):
         func = node.func
         if type(func) is cst.Attribute:
-            if not self._bound_head(func):
-                q = self.a.resolve_dotted(func)
+            if not scope.expressions._bound_head(scope, func):
+                q = scope.a.resolve_dotted(func)
                 if q is not None:
-                    return self.eval_qualified_call(q, node)
-            receiver = self.eval(func.value)
-            return self.eval_method(receiver, func.attr.value, node)
+                    return self.eval_qualified_call(scope, q, node)
+            receiver = scope.expressions.eval(scope, func.value)
+            return self.eval_method(scope, receiver, func.attr.value, node)
         if type(func) is cst.Name:
             name = func.value
-            if name in BUILTINS and name not in self.a.imports and self.lookup(name) is None:
-                return self.eval_builtin(name, node)
-            if not self._bound_head(func):
-                q = self.a.resolve_dotted(func)
-                if q is not None and q not in self.a.classes:
-                    return self.eval_qualified_call(q, node)
-        callee = self.eval(func)
-        return self.call_value(callee, node)
+            if name in BUILTINS and name not in scope.a.imports and scope.lookup(name) is None:
+                return self.eval_builtin(scope, name, node)
+            if not scope.expressions._bound_head(scope, func):
+                q = scope.a.resolve_dotted(func)
+                if q is not None and q not in scope.a.classes:
+                    return self.eval_qualified_call(scope, q, node)
+        callee = scope.expressions.eval(scope, func)
+        return self.call_value(scope, callee, node)
 
-    def call_value(self, callee, node: cst.Call, extra_args=(), extra_kwargs=None):
+    def call_value(self, scope, callee, node: cst.Call, extra_args=(), extra_kwargs=None):
         """Call a value: a function or method of this file, a class, a module, a library callable."""
         if isinstance(callee, QualRef):
-            return self.eval_qualified_call(callee.name, node)
+            return self.eval_qualified_call(scope, callee.name, node)
         if isinstance(callee, Partial):
-            positional, keywords = self.args_of(node)
+            positional, keywords = self.args_of(scope, node)
             merged = dict(callee.kwargs)
             merged.update(keywords)
-            return self.call_with(callee.func, list(callee.args) + positional, merged, node)
+            return self.call_with(scope, callee.func, list(callee.args) + positional, merged, node)
         if isinstance(callee, Special) and callee.kind == "function_apply":
-            positional, keywords = self.args_of(node)
-            return self.apply_custom_function(callee.payload, positional, node)
-        positional, keywords = self.args_of(node)
-        return self.call_with(callee, list(extra_args) + positional, {**(extra_kwargs or {}), **keywords}, node)
+            positional, keywords = self.args_of(scope, node)
+            return self.apply_custom_function(scope, callee.payload, positional, node)
+        positional, keywords = self.args_of(scope, node)
+        return self.call_with(scope, callee, list(extra_args) + positional, {**(extra_kwargs or {}), **keywords}, node)
 
-    def call_with(self, callee, positional, keywords, node):
+    def call_with(self, scope, callee, positional, keywords, node):
         """Call a value with already evaluated arguments (keywords: name -> (value, node))."""
         if isinstance(callee, FunctionRef):
             bound = callee.bound
-            return self.call_function(callee, positional, keywords, node, bound)
+            return self.call_function(scope, callee, positional, keywords, node, bound)
         if isinstance(callee, ClassRef):
-            return self.instantiate(callee.info, positional, keywords, node)
+            return self.instantiate(scope, callee.info, positional, keywords, node)
         if isinstance(callee, Module):
-            return self.call_module(callee, positional, node, keywords)
+            return self.call_module(scope, callee, positional, node, keywords)
         if isinstance(callee, Instance) and callee.cls is not None:
-            method = self.a.method_value(callee.cls, "__call__", callee)  # `transform(x)` runs `__call__`
+            method = scope.a.method_value(callee.cls, "__call__", callee)  # `transform(x)` runs `__call__`
             if method is not None:
-                return self.call_function(method, positional, keywords, node, callee)
+                return self.call_function(scope, method, positional, keywords, node, callee)
             return None
         if isinstance(callee, Partial):
             merged = dict(callee.kwargs)
             merged.update(keywords)
-            return self.call_with(callee.func, list(callee.args) + positional, merged, node)
+            return self.call_with(scope, callee.func, list(callee.args) + positional, merged, node)
         if isinstance(callee, QualRef):
-            return self.eval_qualified_call(callee.name, node, evaluated=(positional, keywords))
+            return self.eval_qualified_call(scope, callee.name, node, evaluated=(positional, keywords))
         return None
 
-    def args_of(self, node: cst.Call):
+    def args_of(self, scope, node: cst.Call):
         """Positional values and keywords (name -> (value, expression)) of a call, `*` and `**` expanded."""
         positional = []
         keywords = {}
         for arg in node.args:
-            value = self.eval(arg.value)
+            value = scope.expressions.eval(scope, arg.value)
             if arg.keyword is not None:
                 keywords[arg.keyword.value] = (value, arg.value)
             elif arg.star == "*":
@@ -181,66 +188,66 @@ class CallsMixin:
         return positional, keywords
 
     # ---- functions of this file -----------------------------------------
-    def call_function(self, fn: FunctionRef, positional, keywords, node, bound=None):
+    def call_function(self, scope, fn: FunctionRef, positional, keywords, node, bound=None):
         target = fn.node
-        if (target in self.stack or self.depth >= MAX_DEPTH or self.a.steps > self.a.max_steps
-                or self.a.calls >= self.a.max_calls):
+        if (target in scope.stack or scope.depth >= MAX_DEPTH or scope.a.steps > scope.a.max_steps
+                or scope.a.calls >= scope.a.max_calls):
             return None
-        self.a.calls += 1
-        grad = self.grad
+        scope.a.calls += 1
+        grad = scope.grad
         if type(target) is cst.FunctionDef:
-            grad = self.a.decorated_grad_mode(target) or grad
+            grad = scope.a.decorated_grad_mode(target) or grad
             if fn.kind == "staticmethod":
                 bound = None
-        child = self.child_scope(grad, target, fn.cls, fn.enclosing, bound, fn.top or self.a.top_of.get(id(target)))
+        child = scope.child_scope(grad, target, fn.cls, fn.enclosing, bound, fn.top or scope.a.top_of.get(id(target)))
         child.note_locals(target)
-        child.call_site = (node, self.top)
+        child.call_site = (node, scope.top)
         child.call_args = flat_tensors(list(positional) + [v[0] if isinstance(v, tuple) else v for v in keywords.values()])
         if type(target) is cst.FunctionDef:
-            decorator = self.a.decorated_inference(target)
+            decorator = scope.a.decorated_inference(target)
             if decorator is not None:
                 child.inference = decorator
-        child.bind_arguments(target.params, positional, keywords, bound)
-        saved_stmt = self.stmt
+        self.bind_arguments(child, target.params, positional, keywords, bound)
+        saved_stmt = scope.stmt
         if type(target) is cst.Lambda:
-            child.stmt = self.stmt
-            child.returns.append(child.eval(target.body))
+            child.stmt = scope.stmt
+            child.returns.append(child.expressions.eval(child, target.body))
         else:
-            child.run_suite(target.body)
-        self.stmt = saved_stmt
-        return child.return_value(target)
+            self.run_suite(child, target.body)
+        scope.stmt = saved_stmt
+        return self.return_value(child, target)
 
-    def run_suite(self, suite) -> None:
+    def run_suite(self, scope, suite) -> None:
         if type(suite) is cst.SimpleStatementSuite:
             for small in suite.body:
-                self.stmt = suite
-                self.run_small(small, suite)
+                scope.stmt = suite
+                scope.run_small(small, suite)
         else:
-            self.run_body(suite.body)
+            scope.run_body(suite.body)
 
-    def return_value(self, target):
-        if type(target) is cst.FunctionDef and self.a.is_generator(target):
+    def return_value(self, scope, target):
+        if type(target) is cst.FunctionDef and scope.a.is_generator(target):
             # the body ran eagerly at the call; iterating the generator visits what it yielded, item by item (a
             # loop inside it ran as many passes as the interpreter gave it: the items stand for that many)
-            if 0 < len(self.yields) <= self.a.max_unroll:
-                return Seq(list(self.yields), path=self.path)
-            return Seq(None, self.join_values(self.yields) if self.yields else None, path=self.path)
-        if not self.returns:
+            if 0 < len(scope.yields) <= scope.a.max_unroll:
+                return Seq(list(scope.yields), path=scope.path)
+            return Seq(None, scope.expressions.join_values(scope, scope.yields) if scope.yields else None, path=scope.path)
+        if not scope.returns:
             return Literal(None)
-        if len(self.returns) == 1:
-            return self.returns[0]
-        values = [v for v in self.returns if not (isinstance(v, Literal) and v.value is None)]
+        if len(scope.returns) == 1:
+            return scope.returns[0]
+        values = [v for v in scope.returns if not (isinstance(v, Literal) and v.value is None)]
         # `if x is None: return None` guards next to one real result: the real result is what callers use
-        if len(values) == 1 and len(self.returns) == 2:
+        if len(values) == 1 and len(scope.returns) == 2:
             return None
-        return self.join_values(self.returns)
+        return scope.expressions.join_values(scope, scope.returns)
 
-    def bind_arguments(self, params: cst.Parameters, positional, keywords, bound=None) -> None:
+    def bind_arguments(self, scope, params: cst.Parameters, positional, keywords, bound=None) -> None:
         keywords = dict(keywords)
         ordered = list(params.posonly_params) + list(params.params)
         if bound is not None and ordered:
             first = ordered.pop(0)
-            self.env[first.name.value] = bound
+            scope.env[first.name.value] = bound
         unknown_rest = False
         i = 0
         for p in ordered:
@@ -250,96 +257,154 @@ class CallsMixin:
                 i += 1
                 if value is _UNKNOWN_REST:
                     unknown_rest = True
-                    self.params.add(name)
+                    scope.params.add(name)
                     continue
-                self._bind(name, value, p)
+                self._bind(scope, name, value, p)
             elif name in keywords:
-                self._bind(name, keywords.pop(name)[0], p)
+                self._bind(scope, name, keywords.pop(name)[0], p)
             elif unknown_rest or "**" in keywords:
-                self.params.add(name)
+                scope.params.add(name)
             elif p.default is not None:
-                self._bind(name, _option_default(self.eval(p.default), name), p)
+                self._bind(scope, name, _option_default(scope.expressions.eval(scope, p.default), name), p)
             else:
-                self.params.add(name)
+                scope.params.add(name)
         star = params.star_arg
         if type(star) is cst.Param:
             rest = positional[i:]
             known = not unknown_rest and _UNKNOWN_REST not in rest
-            self.env[star.name.value] = Seq(list(rest) if known else None, path=self.path)
+            scope.env[star.name.value] = Seq(list(rest) if known else None, path=scope.path)
         for p in params.kwonly_params:
             name = p.name.value
             if name in keywords:
-                self._bind(name, keywords.pop(name)[0], p)
+                self._bind(scope, name, keywords.pop(name)[0], p)
             elif "**" in keywords:
-                self.params.add(name)
+                scope.params.add(name)
             elif p.default is not None:
-                self._bind(name, _option_default(self.eval(p.default), name), p)
+                self._bind(scope, name, _option_default(scope.expressions.eval(scope, p.default), name), p)
             else:
-                self.params.add(name)
+                scope.params.add(name)
         if params.star_kwarg is not None:
             unknown = "**" in keywords
             keywords.pop("**", None)
-            self.env[params.star_kwarg.name.value] = DictVal(None if unknown else {k: v[0] for k, v in keywords.items()})
+            scope.env[params.star_kwarg.name.value] = DictVal(None if unknown else {k: v[0] for k, v in keywords.items()})
 
-    def _bind(self, name: str, value, param) -> None:
+    def _bind(self, scope, name: str, value, param) -> None:
         if value is None:
-            self.params.add(name)  # unknown: a tensor of unknown requires_grad once used as one
+            scope.params.add(name)  # unknown: a tensor of unknown requires_grad once used as one
             return
-        self.env[name] = value
-        self.record_name(param.name, value)
+        scope.env[name] = value
+        scope.record_name(param.name, value)
 
     # ---- classes of this file -------------------------------------------
-    def instantiate(self, info, positional, keywords, node):
+    def instantiate(self, scope, info, positional, keywords, node):
         if info.is_function:
             return None
         if info.external:
-            return self.summarised_module(info, node)
+            return scope.modules.summarised_module(scope, info, node)
         if info.is_module:
-            obj = self._new_module(info.name, None, False, node)
+            obj = scope.modules.new_module(scope, info.name, None, False, node)
             obj.cls = info
         else:
             obj = Instance(info)
-        init, owner = find_method(self.a, info, "__init__")
+        init, owner = find_method(scope.a, info, "__init__")
         if init is not None:
-            fn = FunctionRef(init, top=self.a.top_of.get(id(init)), cls=owner)
-            saved = self.grad
+            fn = FunctionRef(init, top=scope.a.top_of.get(id(init)), cls=owner)
+            saved = scope.grad
             if info.is_module:
-                self.grad = GRAD_ON if self.grad != GRAD_OFF else GRAD_OFF
-            result = self.call_function(fn, positional, keywords, node, obj)
-            self.grad = saved
-            if result is None and self.a.calls >= self.a.max_calls and info.is_module:
-                return self.summarised_module(info, node)
+                scope.grad = GRAD_ON if scope.grad != GRAD_OFF else GRAD_OFF
+            result = self.call_function(scope, fn, positional, keywords, node, obj)
+            scope.grad = saved
+            if result is None and scope.a.calls >= scope.a.max_calls and info.is_module:
+                return scope.modules.summarised_module(scope, info, node)
         elif info.is_module:
-            self.init_torch_base(obj, info.torch_base, positional)
+            scope.modules.init_torch_base(scope, obj, info.torch_base, positional, self.items_of(scope))
         if isinstance(obj, Module):
-            obj.has_params = self.module_has_params(obj)
+            obj.has_params = scope.modules.module_has_params(scope, obj)
         return obj
 
-    def eval_super_method(self, sup: Special, name: str, node: cst.Call):
+    def eval_super_method(self, scope, sup: Special, name: str, node: cst.Call):
         cls, obj = sup.payload
-        positional, keywords = self.args_of(node)
+        positional, keywords = self.args_of(scope, node)
         if cls is None or obj is None:
             return None
-        method, owner = find_method(self.a, self.a.classes.get(_class_name(obj)) or cls, name, after=cls)
+        method, owner = find_method(scope.a, scope.a.classes.get(_class_name(obj)) or cls, name, after=cls)
         if method is not None:
-            return self.call_function(FunctionRef(method, top=self.a.top_of.get(id(method)), cls=owner),
+            return self.call_function(scope, FunctionRef(method, top=scope.a.top_of.get(id(method)), cls=owner),
                                       positional, keywords, node, obj)
         if name == "__init__" and isinstance(obj, Module):
-            self.init_torch_base(obj, cls.torch_base, positional)
+            scope.modules.init_torch_base(scope, obj, cls.torch_base, positional, self.items_of(scope))
         elif name == "forward" and isinstance(obj, Module) and obj.children is not None:
-            return self.call_children(obj, positional, node)
+            return self.call_children(scope, obj, positional, node)
         return None
 
+    # ---- modules ----------------------------------------------------------
+    def eval_module_method(self, scope, m: Module, name: str, node: cst.Call):
+        """`m.name(...)`: a method of the user's class runs as code, a layer it holds is called, nn.Module's API
+        goes to the module model."""
+        if m.cls is not None and name not in MODULE_API:
+            method = scope.a.method_value(m.cls, name, m)
+            if method is not None:
+                positional, keywords = self.args_of(scope, node)
+                return self.call_with(scope, method, positional, keywords, node)
+        if name in m.attrs:  # `self.fc(x)`: a layer (or callable) held by the module
+            value = m.attrs[name]
+            scope.note_read((id(m), name), value, node)
+            return self.call_value(scope, value, node)
+        positional, keywords = self.args_of(scope, node)
+        if name == "forward":
+            return self.call_module(scope, m, positional, node, keywords, direct_forward=True)
+        return scope.modules.module_method(scope, m, name, positional, node, self.items_of(scope))
+
+    def items_of(self, scope):
+        """What iterating a value visits, for the models that build sequences from an argument."""
+        return lambda value: scope.expressions.iteration_items(scope, value)
+
+    def call_module(self, scope, m: Module, args, node, keywords=None, direct_forward=False):
+        keywords = keywords or {}
+        if m.cls is not None and not m.opaque:
+            forward, owner = find_method(scope.a, m.cls, "forward")
+            if forward is None:
+                forward, owner = find_method(scope.a, m.cls, "__call__") if not direct_forward else (None, None)
+            if forward is not None:
+                result = self.call_function(scope, FunctionRef(forward, top=scope.a.top_of.get(id(forward)), cls=owner),
+                                            list(args), keywords, node, m)
+                if result is not None or scope.a.calls < scope.a.max_calls:
+                    return result
+                return scope.modules.layer_call(scope, m, args, node)
+        if m.children is not None and m.container in ("Sequential",) or (m.cls is not None and m.children is not None):
+            return self.call_children(scope, m, args, node)
+        if m.container:
+            return None
+        return scope.modules.layer_call(scope, m, args, node)
+
+    def call_children(self, scope, m: Module, args, node):
+        value = args[0] if args else None
+        for child in m.children or []:
+            if type(child.ctor) is cst.Call and child.top is not None and child.cls is None:
+                # a torch layer inside a container: its saves and in-place writes are located at the line that
+                # built it (`nn.Dropout(inplace=True)` in the Sequential), which is what the user changes
+                saved = scope.top, scope.layer_site, scope.layer_call_site
+                site, site_top = child.inplace_site if child.inplace and child.inplace_site else (child.ctor, child.top)
+                scope.layer_call_site = scope.layer_call_site or (node, scope.top)
+                scope.top, scope.layer_site = site_top, site
+                try:
+                    value = self.call_module(scope, child, [value], node)
+                finally:
+                    scope.top, scope.layer_site, scope.layer_call_site = saved
+            else:
+                value = self.call_module(scope, child, [value], node)
+        return value
+
     # ---- builtins -------------------------------------------------------
-    def eval_builtin(self, name: str, node: cst.Call):
+    def eval_builtin(self, scope, name: str, node: cst.Call):
         if name == "super":
-            self.args_of(node)
-            cls = self.class_info
-            obj = self.self_value
+            self.args_of(scope, node)
+            cls = scope.class_info
+            obj = scope.self_value
             return Special("super", (cls, obj))
-        positional, keywords = self.args_of(node)
+        positional, keywords = self.args_of(scope, node)
         if name in ("list", "tuple", "sorted", "reversed", "iter", "enumerate", "zip"):
-            positional = [self.iterated(p, node) for p in positional]
+            positional = [scope.expressions.iterated(scope, p, node) for p in positional]
         first = positional[0] if positional else None
         if name == "range":
             bounds = [p.value if isinstance(p, Literal) and isinstance(p.value, int) else None for p in positional]
@@ -348,32 +413,32 @@ class CallsMixin:
                 return Range(list(values) if len(values) <= 10000 else None)
             return Range(None)
         if name in ("list", "tuple", "sorted", "reversed", "iter"):
-            items = self.iteration_items(first) if first is not None else []
+            items = scope.expressions.iteration_items(scope, first) if first is not None else []
             if items is not None:
                 items = list(reversed(items)) if name == "reversed" else list(items)
-                return Seq(items, path=self.path, is_list=name == "list")
+                return Seq(items, path=scope.path, is_list=name == "list")
             if isinstance(first, Seq):
-                return Seq(None, first.element, path=self.path, is_list=name == "list")
+                return Seq(None, first.element, path=scope.path, is_list=name == "list")
             if isinstance(first, ParamsOf):
                 return first
-            return Seq(None, self.element_of(first, node), path=self.path) if first is not None else None
+            return Seq(None, scope.expressions.element_of(scope, first, node), path=scope.path) if first is not None else None
         if name == "enumerate" and positional:
-            items = self.iteration_items(first)
+            items = scope.expressions.iteration_items(scope, first)
             if items is not None:
                 return Seq([Seq([Literal(i), item]) for i, item in enumerate(items)])
-            return Seq(None, Seq([Number(), self.element_of(first, node)]))
+            return Seq(None, Seq([Number(), scope.expressions.element_of(scope, first, node)]))
         if name == "zip":
-            all_items = [self.iteration_items(a) for a in positional]
+            all_items = [scope.expressions.iteration_items(scope, a) for a in positional]
             known = [items for items in all_items if items is not None]
             if known:
                 # zip stops at the shortest: the known sequences bound the count (`zip(self.heads, strides)` with
                 # `strides` a tensor visits each head), the others give their element for each pair
                 n = min(len(items) for items in known)
-                return Seq([Seq([items[i] if items is not None else self.element_of(a, node)
+                return Seq([Seq([items[i] if items is not None else scope.expressions.element_of(scope, a, node)
                                  for a, items in zip(positional, all_items)]) for i in range(n)])
-            return Seq(None, Seq([self.element_of(a, node) for a in positional]))
+            return Seq(None, Seq([scope.expressions.element_of(scope, a, node) for a in positional]))
         if name == "len":
-            items = self.iteration_items(first)
+            items = scope.expressions.iteration_items(scope, first)
             if isinstance(first, Range) and first.values is not None:
                 return Literal(len(first.values))
             return Literal(len(items)) if items is not None and not isinstance(first, ParamsOf) else Number()
@@ -386,21 +451,21 @@ class CallsMixin:
                 except Exception:  # noqa: BLE001
                     return None
             if name in ("min", "max") and len(positional) == 1:
-                return self._generic_result(flat_tensors(positional), node) if flat_tensors(positional) else None
+                return scope.tensors._generic_result(scope, flat_tensors(positional), node) if flat_tensors(positional) else None
             return Number() if name in ("int", "round", "len") else None
         if name == "sum":
-            items = self.iteration_items(first)
+            items = scope.expressions.iteration_items(scope, first)
             tensors = flat_tensors(items) if items is not None else (
                 [first.element] if isinstance(first, Seq) and isinstance(first.element, Tensor) else [])
             if tensors:
-                return self._generic_result(tensors, node)
+                return scope.tensors._generic_result(scope, tensors, node)
             return None
         if name == "isinstance" and len(positional) == 2:
-            return self.fold_isinstance(first, positional[1])
+            return self.fold_isinstance(scope, first, positional[1])
         if name == "getattr" and len(positional) >= 2:
             attr = positional[1]
             if isinstance(attr, Literal) and isinstance(attr.value, str):
-                value = self.attribute_of(first, attr.value, node)
+                value = scope.expressions.attribute_of(scope, first, attr.value, node)
                 if value is None and len(positional) == 3 and isinstance(first, (Module, Instance)) \
                         and attr.value not in first.attrs and first.cls is not None:
                     return positional[2]
@@ -411,7 +476,7 @@ class CallsMixin:
             if isinstance(first, (Module, Instance)) and isinstance(attr, Literal) and isinstance(attr.value, str):
                 first.attrs[attr.value] = positional[2]
                 if isinstance(first, Module):
-                    first.has_params = self.module_has_params(first)
+                    first.has_params = scope.modules.module_has_params(scope, first)
             return None
         if name == "dict":
             items = {k: v[0] for k, v in keywords.items() if k != "**"}
@@ -421,11 +486,11 @@ class CallsMixin:
                 return DictVal(None)
             return DictVal(items)
         if name == "next":
-            return self.element_of(first, node)
+            return scope.expressions.element_of(scope, first, node)
         if name == "map" and len(positional) == 2:
-            items = self.iteration_items(positional[1])
+            items = scope.expressions.iteration_items(scope, positional[1])
             if items is not None and isinstance(first, (FunctionRef, QualRef, Partial, Module, ClassRef)):
-                return Seq([self.call_with(first, [item], {}, node) for item in items])
+                return Seq([self.call_with(scope, first, [item], {}, node) for item in items])
             return None
         if name == "filter":
             return None
@@ -433,7 +498,7 @@ class CallsMixin:
             return None
         return None
 
-    def fold_isinstance(self, value, cls):
+    def fold_isinstance(self, scope, value, cls):
         classes = cls.items if isinstance(cls, Seq) and cls.items is not None else [cls]
         outcomes = []
         for c in classes:
@@ -457,7 +522,7 @@ class CallsMixin:
                     outcomes.append(None)
             elif isinstance(c, ClassRef):
                 if isinstance(value, (Module, Instance)) and value.cls is not None:
-                    outcomes.append(_is_subclass(self.a, value.cls, c.info))
+                    outcomes.append(_is_subclass(scope.a, value.cls, c.info))
                 elif isinstance(value, (Tensor, Literal)) or (isinstance(value, Module) and value.cls is None
                                                                and value.row is not None):
                     outcomes.append(False)
@@ -474,9 +539,9 @@ class CallsMixin:
         return None
 
     # ---- library callables ----------------------------------------------
-    def eval_qualified_call(self, q: str, node: cst.Call, evaluated=None):
+    def eval_qualified_call(self, scope, q: str, node: cst.Call, evaluated=None):
         def args():
-            return evaluated if evaluated is not None else self.args_of(node)
+            return evaluated if evaluated is not None else self.args_of(scope, node)
 
         if q in GRAD_CONTEXTS:
             args()
@@ -495,15 +560,15 @@ class CallsMixin:
                 # a factory writes its `out=`: `torch.arange(1, n + 1, out=self.freq)`. torch names it
                 # `aten::arange()`; randn/empty into a tensor that requires grad fail on a resize instead (probed)
                 if q in ("torch.randn", "torch.empty"):
-                    self.write(out[0], node, self.stmt, op=f"{q.rsplit('.', 1)[-1]}(out=...)", kind="out")
+                    scope.tensors.write(scope, out[0], node, scope.stmt, op=f"{q.rsplit('.', 1)[-1]}(out=...)", kind="out")
                     return None
-                return self.out_write(out[0], evaluated[0], node, q, factory=True)
-            return self.eval_factory(q, node, evaluated)
+                return scope.tensors.out_write(scope, out[0], evaluated[0], node, q, factory=True)
+            return self.eval_factory(scope, q, node, evaluated)
         if q == "torch.nn.Parameter":
             positional, keywords = args()
             rg = keywords.get("requires_grad")
             if rg is not None and truth(rg[0]) is not True:
-                return None if truth(rg[0]) is None else self.new_tensor(
+                return None if truth(rg[0]) is None else scope.tensors.new_tensor(scope, 
                     requires_grad=False, is_leaf=True, origin=node, created_by="nn.Parameter(requires_grad=False)")
             t = Tensor(Counter(known_start=False), Storage(), True, True, origin=node, created_by="nn.Parameter",
                        is_parameter=True)
@@ -515,7 +580,7 @@ class CallsMixin:
             positional, keywords = args()
             if not positional or not isinstance(positional[0], Tensor):
                 return None
-            v = self.view_of(positional[0], node, "detach")
+            v = scope.tensors.view_of(scope, positional[0], node, "detach")
             v.created_by = "`Variable(...)`"
             flag = keywords.get("requires_grad")
             if flag is not None or len(positional) > 1:
@@ -526,24 +591,24 @@ class CallsMixin:
         if q == "torch.autograd.backward":
             positional, keywords = args()
             for t in flat_tensors(positional[:1]):
-                self.backward(t, node, _retain(keywords))
+                scope.tensors.backward(scope, t, node, _retain(keywords))
             return None
         if q == "torch.autograd.grad":
             positional, keywords = args()
             outputs = positional[0] if positional else (keywords.get("outputs") or (None,))[0]
             retain = _retain(keywords, default_kw="create_graph")
             for t in flat_tensors([outputs]):
-                self.check_history(t, node, kind="backward")
+                scope.tensors.check_history(scope, t, node, kind="backward")
                 if not retain:
                     for s in t.history:
                         if s.freed_by is None:
                             s.freed_by = node
-                            s.freed_top = self.top
-                            s.freed_path = self.path
-                            s.freed_loops = tuple(f.node for f in self.loops)
-                            s.freed_scopes = frozenset(a.serial for a in self.ancestors())
+                            s.freed_top = scope.top
+                            s.freed_path = scope.path
+                            s.freed_loops = tuple(f.node for f in scope.loops)
+                            s.freed_scopes = frozenset(a.serial for a in scope.ancestors())
             if isinstance(outputs, Tensor) and retain and keywords.get("create_graph"):
-                return Seq(None, self._generic_result([outputs], node))
+                return Seq(None, scope.tensors._generic_result(scope, [outputs], node))
             return None
         if q in ("functools.partial",):
             positional, keywords = args()
@@ -552,7 +617,7 @@ class CallsMixin:
             return None
         if q in ("collections.OrderedDict", "typing.OrderedDict"):
             positional, keywords = args()
-            pairs = self.iteration_items(positional[0]) if positional else []
+            pairs = scope.expressions.iteration_items(scope, positional[0]) if positional else []
             if pairs is not None and all(isinstance(p, Seq) and p.items is not None and len(p.items) == 2
                                          and isinstance(p.items[0], Literal) for p in pairs):
                 return DictVal({str(p.items[0].value): p.items[1] for p in pairs})
@@ -563,11 +628,11 @@ class CallsMixin:
             positional, _ = args()
             items = []
             for p in positional:
-                part = self.iteration_items(p)
+                part = scope.expressions.iteration_items(scope, p)
                 if part is None:
                     return None
                 items.extend(part)
-            return Seq(items, path=self.path)
+            return Seq(items, path=scope.path)
         if q == "copy.deepcopy":
             positional, _ = args()
             return deep_copy(positional[0]) if positional and isinstance(positional[0], Module) else None
@@ -578,66 +643,66 @@ class CallsMixin:
             args()
             return Special("accelerator")
         if q.startswith("torch.optim.") and q.rsplit(".", 1)[-1][:1].isupper() and "lr_scheduler" not in q:
-            return self.eval_optimizer(q, node, args())
+            return scope.optimizers.optimizer(scope, q, node, args())
         if q in ("torch.nn.Sequential", "torch.nn.ModuleList", "torch.nn.ModuleDict"):
-            return self.eval_container(q, node, args())
-        if q in self.a.classes:
+            return scope.modules.container(scope, q, node, args(), self.items_of(scope))
+        if q in scope.a.classes:
             positional, keywords = args()
-            return self.instantiate(self.a.classes[q], positional, keywords, node)
+            return self.instantiate(scope, scope.a.classes[q], positional, keywords, node)
         if q in ("torch.nn.utils.weight_norm", "torch.nn.utils.spectral_norm",
                  "torch.nn.utils.parametrizations.weight_norm", "torch.nn.utils.parametrizations.spectral_norm"):
             positional, _ = args()
             return positional[0] if positional and isinstance(positional[0], Module) else None
-        row = self.ops.by_name.get(q)
+        row = scope.ops.by_name.get(q)
         if row is not None and row.kind == "module":
-            return self.eval_module_ctor(node, q, args())
+            return scope.modules.layer(scope, node, q, args())
         if q.startswith("torch.nn.") and q.rsplit(".", 1)[-1][:1].isupper() and "functional" not in q \
                 and ".init." not in q and ".utils." not in q:
             args()
-            return self._new_module(q, None, None, node)
+            return scope.modules.new_module(scope, q, None, None, node)
         positional, keywords = args()
         if q in ("torch.reshape", "torch.flatten") and positional and isinstance(positional[0], Tensor) \
                 and positional[0].contiguous:
-            view = self.view_of(positional[0], node, "view")  # as Tensor.reshape / Tensor.flatten of it
+            view = scope.tensors.view_of(scope, positional[0], node, "view")  # as Tensor.reshape / Tensor.flatten of it
             view.contiguous = True
             return view
         arity = TUPLE_RESULTS.get(q)
         if arity is not None and row is None and flat_tensors(positional):
             # `vals, vecs = torch.linalg.eigh(a)`: separate tensors in the input's graph (what they save: not claimed)
-            return Seq([self._generic_result(flat_tensors(positional), node) for _ in range(arity)])
+            return Seq([scope.tensors._generic_result(scope, flat_tensors(positional), node) for _ in range(arity)])
         if row is not None and row.kind != "inplace" and row.view in ("view", "multi") and positional \
                 and isinstance(positional[0], Tensor):
             # function forms of view ops (`torch.chunk(y, 2)`, `torch.transpose(y, 0, 1)`) view their first argument
             if row.view == "multi":
-                return Seq(None, self.view_of(positional[0], node, "multi"))
-            return self.view_of(positional[0], node, "view")
+                return Seq(None, scope.tensors.view_of(scope, positional[0], node, "multi"))
+            return scope.tensors.view_of(scope, positional[0], node, "view")
         if row is not None:
-            return self.apply_op(row, positional, node, keywords=keywords, op_name=q.rsplit(".", 1)[-1])
+            return scope.tensors.apply_op(scope, row, positional, node, keywords=keywords, op_name=q.rsplit(".", 1)[-1])
         short = q.rsplit(".", 1)[-1]
         if short in NONDIFF and q.startswith("torch."):
-            return self.new_tensor(requires_grad=False, is_leaf=True, origin=node, created_by=f"`{q}`")
+            return scope.tensors.new_tensor(scope, requires_grad=False, is_leaf=True, origin=node, created_by=f"`{q}`")
         if q.startswith("torch.") and flat_tensors(positional):
             out = keywords.get("out")
             if out is not None and isinstance(out[0], Tensor):
-                return self.out_write(out[0], positional, node, q)
+                return scope.tensors.out_write(scope, out[0], positional, node, q)
             inplace = keywords.get("inplace")
             first = positional[0] if positional else None
             if inplace is not None and truth(inplace[0]) is True and isinstance(first, Tensor):
-                self.write(first, node, self.stmt, op=f"{short}(inplace=True)", kind="inplace_arg")
-                self.save_inplace_result(first, self.ops.by_name.get(q + "_") or self.ops.by_name.get(
+                scope.tensors.write(scope, first, node, scope.stmt, op=f"{short}(inplace=True)", kind="inplace_arg")
+                scope.tensors.save_inplace_result(scope, first, scope.ops.by_name.get(q + "_") or scope.ops.by_name.get(
                     "torch." + short + "_"), short, node)
                 return first
             if short.endswith("_") and not short.startswith("_") and isinstance(first, Tensor) \
                     and ".init." not in q and q.count(".") >= 1 and short not in NOT_WRITES:
                 # torch.relu_(x), F.relu_(x), torch.sigmoid_(x): in-place functions write their first argument
                 if q.startswith(("torch.nn.functional.", "torch.")) and not q.startswith("torch.nn.utils."):
-                    self.write(first, node, self.stmt, op=f"{short}()", kind="method")
-                    self.save_inplace_result(first, self.ops.by_name.get(q), short, node)
+                    scope.tensors.write(scope, first, node, scope.stmt, op=f"{short}()", kind="method")
+                    scope.tensors.save_inplace_result(scope, first, scope.ops.by_name.get(q), short, node)
                     return first
-            return self._generic_result([p for p in flat_tensors(positional)], node)
+            return scope.tensors._generic_result(scope, [p for p in flat_tensors(positional)], node)
         return None
 
-    def eval_factory(self, q: str, node: cst.Call, evaluated):
+    def eval_factory(self, scope, q: str, node: cst.Call, evaluated):
         positional, keywords = evaluated
         rg = keywords.get("requires_grad")
         requires_grad: bool | None = False
@@ -647,7 +712,7 @@ class CallsMixin:
             requires_grad = False
         if q.endswith("_like") and positional and isinstance(positional[0], Tensor) and rg is None:
             requires_grad = False
-        t = self.new_tensor(requires_grad=requires_grad, is_leaf=True, origin=node,
+        t = scope.tensors.new_tensor(scope, requires_grad=requires_grad, is_leaf=True, origin=node,
                             created_by=q + ("(..., requires_grad=True)" if requires_grad else "(...)"))
         t.contiguous = not q.endswith("_like")  # empty_like(x) keeps x's strides
         if q.rsplit(".", 1)[-1] in ("rand", "randn", "zeros", "ones", "empty", "full"):
@@ -658,35 +723,35 @@ class CallsMixin:
         return t
 
     # ---- custom autograd.Function ---------------------------------------
-    def apply_custom_function(self, info, positional, node):
+    def apply_custom_function(self, scope, info, positional, node):
         """`Fn.apply(...)`: forward runs without recording; `ctx.save_for_backward` saves; the output is new."""
-        forward, owner = find_method(self.a, info, "forward")
+        forward, owner = find_method(scope.a, info, "forward")
         tensors = flat_tensors(positional)
         rg = True if any(t.requires_grad is True for t in tensors) else (
             None if any(t.requires_grad is None for t in tensors) else False)
-        if self.grad == GRAD_OFF:
+        if scope.grad == GRAD_OFF:
             rg = False
         ctx = Special("ctx", [])
         result = None
         if forward is not None:
-            saved_grad = self.grad
-            self.grad = GRAD_OFF
-            result = self.call_function(FunctionRef(forward, top=self.a.top_of.get(id(forward)), cls=owner,
+            saved_grad = scope.grad
+            scope.grad = GRAD_OFF
+            result = self.call_function(scope, FunctionRef(forward, top=scope.a.top_of.get(id(forward)), cls=owner,
                                                     kind="staticmethod"), [ctx] + list(positional), {}, node)
-            self.grad = saved_grad
-        saves = tuple(self.save(t, f"{info.name}.forward", call, "input") for t, call in ctx.payload) \
+            scope.grad = saved_grad
+        saves = tuple(scope.tensors.save(scope, t, f"{info.name}.forward", call, "input") for t, call in ctx.payload) \
             if rg else ()
         history = SharedSet.union(t.history for t in tensors) if rg else EMPTY
 
         def output(value):
             if isinstance(value, Tensor) and value.view_of is not None and any(value.counter is t.counter for t in tensors):
                 # an input (or a view of one) returned by forward: a custom-function view
-                v = self.view_of(value.view_of, node, "view")
+                v = scope.tensors.view_of(scope, value.view_of, node, "view")
                 v.view_kind = "custom_function"
                 v.requires_grad = rg
                 v.history = history | saves
                 return v
-            out = self.new_tensor(requires_grad=rg, is_leaf=None if rg is None else not rg, origin=node,
+            out = scope.tensors.new_tensor(scope, requires_grad=rg, is_leaf=None if rg is None else not rg, origin=node,
                                   created_by=f"`{info.name}.apply(...)`", history=history | saves)
             if isinstance(value, Tensor) and any(value is t for t, _ in ctx.payload):
                 # forward returned a tensor it saved: the output is that tensor (one version counter)
@@ -700,26 +765,26 @@ class CallsMixin:
         return None
 
     # ---- methods --------------------------------------------------------
-    def eval_method(self, receiver, name: str, node: cst.Call):
+    def eval_method(self, scope, receiver, name: str, node: cst.Call):
         if isinstance(receiver, Module):
-            return self.eval_module_method(receiver, name, node)
+            return self.eval_module_method(scope, receiver, name, node)
         if isinstance(receiver, Optimizer):
-            return self.eval_optimizer_method(receiver, name, node)
+            return scope.optimizers.optimizer_method(scope, receiver, name, self.args_of(scope, node)[0], node)
         if isinstance(receiver, Instance):
-            method = self.a.method_value(receiver.cls, name, receiver)
+            method = scope.a.method_value(receiver.cls, name, receiver)
             if method is not None:
-                positional, keywords = self.args_of(node)
-                return self.call_with(method, positional, keywords, node)
+                positional, keywords = self.args_of(scope, node)
+                return self.call_with(scope, method, positional, keywords, node)
             if name in receiver.attrs:
-                return self.call_value(receiver.attrs[name], node)
-            self.args_of(node)
+                return self.call_value(scope, receiver.attrs[name], node)
+            self.args_of(scope, node)
             return None
         if isinstance(receiver, Special):
-            return self.eval_special_method(receiver, name, node)
+            return self.eval_special_method(scope, receiver, name, node)
         if isinstance(receiver, Seq):
-            return self.eval_list_method(receiver, name, node)
+            return self.eval_list_method(scope, receiver, name, node)
         if isinstance(receiver, DictVal):
-            positional, _ = self.args_of(node)
+            positional, _ = self.args_of(scope, node)
             if receiver.items is not None:
                 if name == "values":
                     return Seq(list(receiver.items.values()))
@@ -736,43 +801,43 @@ class CallsMixin:
             return None
         if isinstance(receiver, ClassRef):
             if name == "apply" and receiver.info.is_function:
-                positional, _ = self.args_of(node)
-                return self.apply_custom_function(receiver.info, positional, node)
-            method = self.a.method_value(receiver.info, name, None)
+                positional, _ = self.args_of(scope, node)
+                return self.apply_custom_function(scope, receiver.info, positional, node)
+            method = scope.a.method_value(receiver.info, name, None)
             if method is not None:
-                positional, keywords = self.args_of(node)
-                return self.call_with(method, positional, keywords, node)
-            self.args_of(node)
+                positional, keywords = self.args_of(scope, node)
+                return self.call_with(scope, method, positional, keywords, node)
+            self.args_of(scope, node)
             return None
         if isinstance(receiver, FunctionRef) and name == "apply":
-            self.args_of(node)
+            self.args_of(scope, node)
             return None
         if not isinstance(receiver, Tensor):
             if type(node.func) is cst.Attribute and type(node.func.value) is cst.Name:
                 param = None
                 if name in _TENSOR_ONLY_METHODS or (name.endswith("_") and name[:-1] in _TENSOR_ONLY_METHODS):
-                    param = self.materialize_param(node.func.value)
+                    param = scope.materialize_param(node.func.value)
                 if param is not None:
                     receiver = param
             if not isinstance(receiver, Tensor):
-                self.args_of(node)
+                self.args_of(scope, node)
                 return None
-        return self.eval_tensor_method(receiver, name, node)
+        return self.eval_tensor_method(scope, receiver, name, node)
 
-    def eval_special_method(self, special: Special, name: str, node: cst.Call):
+    def eval_special_method(self, scope, special: Special, name: str, node: cst.Call):
         if special.kind == "super":
-            return self.eval_super_method(special, name, node)
-        positional, keywords = self.args_of(node)
+            return self.eval_super_method(scope, special, name, node)
+        positional, keywords = self.args_of(scope, node)
         first = positional[0] if positional else None
         if special.kind == "grad_scaler":
             if name == "scale":
                 return first  # scaler.scale(loss) is loss times a factor: backward goes through the same graph
             if name == "step" and isinstance(first, Optimizer):
-                self.optimizer_step(first, node)
+                scope.optimizers.optimizer_step(scope, first, node)
             return None
         if special.kind == "accelerator":
             if name == "backward" and isinstance(first, Tensor):
-                self.backward(first, node, _retain(keywords))
+                scope.tensors.backward(scope, first, node, _retain(keywords))
                 return None
             if name == "prepare":
                 return Seq(list(positional)) if len(positional) != 1 else first
@@ -784,126 +849,126 @@ class CallsMixin:
             return None
         return None
 
-    def eval_list_method(self, seq: Seq, name: str, node: cst.Call):
-        positional, _ = self.args_of(node)
+    def eval_list_method(self, scope, seq: Seq, name: str, node: cst.Call):
+        positional, _ = self.args_of(scope, node)
         first = positional[0] if positional else None
         if name == "append":
-            if seq.items is not None and len(self.path) == len(seq.path) and self.path == seq.path:
+            if seq.items is not None and len(scope.path) == len(seq.path) and scope.path == seq.path:
                 seq.items.append(first)
             else:
-                self._list_unknown(seq, first)
+                self._list_unknown(scope, seq, first)
             return None
         if name == "extend":
-            self.extend_list(seq, first)
+            self.extend_list(scope, seq, first)
             return None
         if name == "insert" and len(positional) == 2:
             index = positional[0]
             if seq.items is not None and isinstance(index, Literal) and isinstance(index.value, int) \
-                    and self.path == seq.path:
+                    and scope.path == seq.path:
                 seq.items.insert(index.value, positional[1])
             else:
-                self._list_unknown(seq, positional[1])
+                self._list_unknown(scope, seq, positional[1])
             return None
         if name == "pop":
             if seq.items:
-                if not positional and self.path == seq.path:
+                if not positional and scope.path == seq.path:
                     return seq.items.pop()
                 seq.items = None
             return None
         if name in ("clear",):
-            self.clear_list(seq)
+            self.clear_list(scope, seq)
             return None
         if name in ("copy",):
-            return Seq(list(seq.items) if seq.items is not None else None, seq.element, path=self.path,
+            return Seq(list(seq.items) if seq.items is not None else None, seq.element, path=scope.path,
                        is_list=True)
         if name in ("index", "count"):
             return Number()
         return None
 
-    def clear_list(self, seq: Seq) -> None:
+    def clear_list(self, scope, seq: Seq) -> None:
         """`xs.clear()` / `del xs[:]`: nothing the list held before is in it any more."""
-        seq.items = [] if self.path == seq.path else None
+        seq.items = [] if scope.path == seq.path else None
         seq.element = None
 
-    def extend_list(self, seq: Seq, other) -> None:
-        items = self.iteration_items(other)
-        if seq.items is not None and items is not None and self.path == seq.path:
+    def extend_list(self, scope, seq: Seq, other) -> None:
+        items = scope.expressions.iteration_items(scope, other)
+        if seq.items is not None and items is not None and scope.path == seq.path:
             seq.items.extend(items)
         else:
-            self._list_unknown(seq, self.element_of(other, None) if other is not None else None)
+            self._list_unknown(scope, seq, scope.expressions.element_of(scope, other, None) if other is not None else None)
 
-    def _list_unknown(self, seq: Seq, element) -> None:
+    def _list_unknown(self, scope, seq: Seq, element) -> None:
         """An append the code does not always run (a branch) or to a list of unknown content: length unknown."""
         previous = seq.items if seq.items is not None else []
         values = [v for v in previous + [seq.element, element] if v is not None]
         seq.items = None
-        seq.element = self.join_values(values) if values else None
+        seq.element = scope.expressions.join_values(scope, values) if values else None
 
-    def eval_tensor_method(self, t: Tensor, name: str, node: cst.Call):
+    def eval_tensor_method(self, scope, t: Tensor, name: str, node: cst.Call):
         if name == "backward":
-            positional, keywords = self.args_of(node)
-            self.backward(t, node, _retain(keywords, positional_index=1, positional=positional))
+            positional, keywords = self.args_of(scope, node)
+            scope.tensors.backward(scope, t, node, _retain(keywords, positional_index=1, positional=positional))
             return None
         if name == "detach":
-            self.args_of(node)
-            return self.view_of(t, node, "detach")
+            self.args_of(scope, node)
+            return scope.tensors.view_of(scope, t, node, "detach")
         if name == "detach_":
-            self.args_of(node)
+            self.args_of(scope, node)
             t.history = EMPTY
             t.requires_grad = False
             t.is_leaf = True
             return t
         if name == "requires_grad_":
-            positional, keywords = self.args_of(node)
+            positional, keywords = self.args_of(scope, node)
             flag = positional[0] if positional else (keywords.get("requires_grad") or (Literal(True),))[0]
             if t.is_leaf is not False:
-                self.set_requires_grad(t, flag)
+                scope.tensors.set_requires_grad(scope, t, flag)
                 if truth(flag) is True:
                     t.created_by = (t.created_by or "a tensor") + " made to require grad with `requires_grad_()`"
             return t
         if name == "retain_grad":
-            self.args_of(node)
+            self.args_of(scope, node)
             return None
         if name == "tolist":
-            self.args_of(node)
+            self.args_of(scope, node)
             return Seq(None, Literal(0))
         if name in NON_TENSOR_METHODS:
-            self.args_of(node)
+            self.args_of(scope, node)
             if name == "size" and t.shape is not None:
                 return Seq([Literal(n) for n in t.shape])
             return Number() if name in ("dim", "numel", "size") else (Number(False) if name == "item" else None)
         if name in FRESH_METHODS:
-            self.args_of(node)
-            return self.new_tensor(requires_grad=False, is_leaf=True, origin=node, created_by=f"`.{name}()`")
+            self.args_of(scope, node)
+            return scope.tensors.new_tensor(scope, requires_grad=False, is_leaf=True, origin=node, created_by=f"`.{name}()`")
         if name == "clone":
-            self.args_of(node)
-            out = self.new_tensor(requires_grad=t.requires_grad if self.grad != GRAD_OFF else False,
+            self.args_of(scope, node)
+            out = scope.tensors.new_tensor(scope, requires_grad=t.requires_grad if scope.grad != GRAD_OFF else False,
                                   is_leaf=(not t.requires_grad) if t.requires_grad is not None else None,
-                                  origin=node, created_by="`.clone()`", history=t.history if self.grad != GRAD_OFF else EMPTY,
-                                  owners=self.owners_of([t]) if self.grad != GRAD_OFF else EMPTY)
+                                  origin=node, created_by="`.clone()`", history=t.history if scope.grad != GRAD_OFF else EMPTY,
+                                  owners=scope.tensors.owners_of(scope, [t]) if scope.grad != GRAD_OFF else EMPTY)
             out.shape = t.shape
             return out
         if name in RESHAPES and t.contiguous:
-            self.args_of(node)
+            self.args_of(scope, node)
             if name == "contiguous":
                 return t  # torch returns the tensor itself
-            view = self.view_of(t, node, "view")  # reshape of a contiguous tensor is a view (same version counter)
+            view = scope.tensors.view_of(scope, t, node, "view")  # reshape of a contiguous tensor is a view (same version counter)
             view.contiguous = True
             return view
         if name in COPYISH_METHODS:
-            self.args_of(node)
-            return self.new_tensor(requires_grad=t.requires_grad if self.grad != GRAD_OFF else False,
+            self.args_of(scope, node)
+            return scope.tensors.new_tensor(scope, requires_grad=t.requires_grad if scope.grad != GRAD_OFF else False,
                                    is_leaf=(not t.requires_grad) if t.requires_grad is not None else None,
                                    origin=node, created_by=f"`.{name}()`",
-                                   history=t.history if self.grad != GRAD_OFF else EMPTY,
-                                   owners=self.owners_of([t]) if self.grad != GRAD_OFF else EMPTY)
-        row = self.ops.by_name.get("Tensor." + name)
-        positional, keywords = self.args_of(node)
+                                   history=t.history if scope.grad != GRAD_OFF else EMPTY,
+                                   owners=scope.tensors.owners_of(scope, [t]) if scope.grad != GRAD_OFF else EMPTY)
+        row = scope.ops.by_name.get("Tensor." + name)
+        positional, keywords = self.args_of(scope, node)
         if row is not None and row.kind != "inplace":
             if row.view in ("view", "expand", "multi", "alias"):
                 if row.view == "multi":
-                    return Seq(None, self.view_of(t, node, "multi"))
-                view = self.view_of(t, node, row.view)
+                    return Seq(None, scope.tensors.view_of(scope, t, node, "multi"))
+                view = scope.tensors.view_of(scope, t, node, row.view)
                 view.shape = _view_shape(name, t.shape, positional)
                 if row.view == "expand" and t.shape is not None and view.shape is not None:
                     # an expand that broadcasts a size-1 (or new) dimension makes elements share memory
@@ -912,22 +977,22 @@ class CallsMixin:
                     view.broadcast_dims = tuple(i for i, (old, new) in enumerate(zip(padded, view.shape))
                                                 if old == 1 and new > 1)
                 return view
-            return self.apply_op(row, [t] + positional, node, keywords=keywords, op_name=name)
+            return scope.tensors.apply_op(scope, row, [t] + positional, node, keywords=keywords, op_name=name)
         if name in NONDIFF:
-            return self.new_tensor(requires_grad=False, is_leaf=True, origin=node, created_by=f"`.{name}()`")
+            return scope.tensors.new_tensor(scope, requires_grad=False, is_leaf=True, origin=node, created_by=f"`.{name}()`")
         if name.endswith("_") and not name.startswith("_") and name not in NOT_WRITES:
             value = next((p for p in flat_tensors(positional)), None)
-            self.write(t, node, self.stmt, op=f"{name}()", kind="method", value=value)
+            scope.tensors.write(scope, t, node, scope.stmt, op=f"{name}()", kind="method", value=value)
             inplace_row = row if row is not None else None
             if inplace_row is None:
-                base_row = self.ops.by_name.get("Tensor." + name[:-1])
+                base_row = scope.ops.by_name.get("Tensor." + name[:-1])
                 if base_row is not None and base_row.saves_output:
                     inplace_row = base_row
-            self.save_inplace_result(t, inplace_row, name, node)
+            scope.tensors.save_inplace_result(scope, t, inplace_row, name, node)
             return t
         if not name.startswith("_"):
             # A method the op table does not know: it saves nothing we can name, but its result stays in the graph.
-            return self._generic_result([t] + flat_tensors(positional), node)
+            return scope.tensors._generic_result(scope, [t] + flat_tensors(positional), node)
         return None
 
 
@@ -1016,7 +1081,7 @@ def _view_shape(method: str, shape, args) -> tuple[int, ...] | None:
     return None
 
 
-__all__ = ["CallsMixin", "is_none"]
+__all__ = ["Calls", "is_none"]
 
 
 def deep_copy(m: Module, memo: dict | None = None):

@@ -10,6 +10,8 @@ import dataclasses
 import libcst as cst
 
 from .model import (
+    is_none,
+    truth,
     GRAD_OFF,
     ClassRef,
     Counter,
@@ -19,9 +21,7 @@ from .model import (
     Literal,
     Module,
     Number,
-    Optimizer,
     ParamsOf,
-    Partial,
     QualRef,
     Seq,
     Special,
@@ -31,117 +31,97 @@ from .model import (
 from .names import dotted
 from .sets import SharedSet
 
-_PARAM_ATTRS = {"weight", "bias", "weight_ih_l0", "weight_hh_l0", "bias_ih_l0", "bias_hh_l0", "weight_ih",
-                "weight_hh", "bias_ih", "bias_hh", "in_proj_weight", "in_proj_bias", "weight_ih_l1", "weight_hh_l1",
-                "bias_ih_l1", "bias_hh_l1", "out_proj"}
 _MAX_INT = 10 ** 9
 
 
-def truth(value) -> bool | None:
-    """Python truthiness when the value makes it plain; None when it depends on data."""
-    if isinstance(value, Literal):
-        try:
-            return bool(value.value)
-        except Exception:  # noqa: BLE001
-            return None
-    if isinstance(value, (Module, Optimizer, FunctionRef, ClassRef, Instance, QualRef, Partial, ParamsOf)):
-        if isinstance(value, Module) and value.container:
-            return bool(value.children) if value.children is not None else None
-        return True
-    if isinstance(value, Seq) and value.items is not None:
-        return bool(value.items)
-    if isinstance(value, DictVal) and value.items is not None:
-        return bool(value.items)
-    return None
+class Expressions:
+    """What an expression evaluates to in a scope (names, attributes, indexing, operators, comprehensions, literals,
+    what a loop walks). Calls go to the `Calls` it is given; tensor, module and optimizer facts to the domain models
+    the scope holds."""
 
+    def __init__(self, calls):
+        # node type -> the bound method evaluating it, looked up once per node type (the lookup was the
+        # interpreter's top own cost)
+        self._evaluators: dict = {cst.Call: calls.eval_Call}
 
-def is_none(value) -> bool | None:
-    if isinstance(value, Literal):
-        return value.value is None
-    if isinstance(value, (Number, Tensor, Module, Optimizer, FunctionRef, ClassRef, Instance, Seq, DictVal, ParamsOf)):
-        return False
-    return None
-
-
-class ExpressionsMixin:
     # ---- dispatch -------------------------------------------------------
-    def eval(self, node):
+    def eval(self, scope, node):
         if node is None:
             return None
         kind = type(node)
-        method = _EVALUATORS.get(kind, _MISSING)
-        if method is _MISSING:  # looked up once per node type (the lookup was the interpreter's top own cost)
-            method = _EVALUATORS[kind] = getattr(type(self), "eval_" + kind.__name__, None)
+        method = self._evaluators.get(kind, _MISSING)
+        if method is _MISSING:
+            method = self._evaluators[kind] = getattr(self, "eval_" + kind.__name__, None)
         if method is None:
-            self.eval_children(node)
+            self.eval_children(scope, node)
             return None
-        value = method(self, node)
+        value = method(scope, node)
         if isinstance(value, Tensor):
-            self.facts.expr_values[id(node)] = value
+            scope.facts.expr_values[id(node)] = value
         return value
 
-    def eval_children(self, node) -> None:
+    def eval_children(self, scope, node) -> None:
         for child in children(node):
             if isinstance(child, cst.BaseExpression):
                 if type(child) is not cst.Lambda:
-                    self.eval(child)
+                    self.eval(scope, child)
             elif isinstance(child, EXPRESSION_HOLDERS):
-                self.eval_children(child)
+                self.eval_children(scope, child)
 
     # ---- names and literals ---------------------------------------------
-    def eval_Name(self, node: cst.Name):
+    def eval_Name(self, scope, node: cst.Name):
         name = node.value
         if name in ("True", "False", "None"):
             return Literal({"True": True, "False": False, "None": None}[name])
-        if name == "__name__" and self.kind == "module":
+        if name == "__name__" and scope.kind == "module":
             return Literal("__main__")  # the user runs the script
-        value = self.lookup(name)
-        if value is None and name not in self.env and not (self.params and name in self.params):
-            q = self.a.resolve_dotted(node)
-            if q is not None and q not in self.a.classes:
+        value = scope.lookup(name)
+        if value is None and name not in scope.env and not (scope.params and name in scope.params):
+            q = scope.a.resolve_dotted(node)
+            if q is not None and q not in scope.a.classes:
                 return QualRef(q)
             if q is not None:  # a class imported from the user's other file (`from model import Net`)
-                value = ClassRef(self.a.classes[q])
-        self.note_read((self.serial, name), value, node)
-        self.record_name(node, value)
+                value = ClassRef(scope.a.classes[q])
+        scope.note_read((scope.serial, name), value, node)
+        scope.record_name(node, value)
         return value
 
-    def eval_Integer(self, node):
+    def eval_Integer(self, scope, node):
         try:
             return Literal(int(node.value.replace("_", ""), 0))
         except ValueError:
             return Literal(0)
 
-    def eval_Float(self, node):
+    def eval_Float(self, scope, node):
         try:
             return Literal(float(node.value.replace("_", "")))
         except ValueError:
             return Literal(0.0)
 
-    def eval_SimpleString(self, node):
+    def eval_SimpleString(self, scope, node):
         value = _string_value(node)
         return Literal(value if isinstance(value, str) else "")
 
-    def eval_ConcatenatedString(self, node):
+    def eval_ConcatenatedString(self, scope, node):
         return Literal("")
 
-    def eval_FormattedString(self, node):
-        self.eval_children(node)
+    def eval_FormattedString(self, scope, node):
+        self.eval_children(scope, node)
         return Literal("")
 
-    def eval_Tuple(self, node: cst.Tuple):
-        return self._sequence(node.elements, is_list=False)
+    def eval_Tuple(self, scope, node: cst.Tuple):
+        return self._sequence(scope, node.elements, is_list=False)
 
-    def eval_List(self, node: cst.List):
-        return self._sequence(node.elements, is_list=True)
+    def eval_List(self, scope, node: cst.List):
+        return self._sequence(scope, node.elements, is_list=True)
 
-    def _sequence(self, elements, is_list: bool):
+    def _sequence(self, scope, elements, is_list: bool):
         items = []
         spread = []
         known = True
         for e in elements:
             if type(e) is cst.StarredElement:
-                value = self.eval(e.value)
+                value = self.eval(scope, e.value)
                 if isinstance(value, Seq) and value.items is not None:
                     items.extend(value.items)
                 else:
@@ -149,24 +129,24 @@ class ExpressionsMixin:
                     if isinstance(value, ParamsOf):
                         spread.append(value)
             else:
-                items.append(self.eval(e.value))
+                items.append(self.eval(scope, e.value))
         if not known:
             spread.extend(i for i in items if isinstance(i, (Tensor, ParamsOf)))
-        return Seq(items if known else None, path=self.path, is_list=is_list, spread=spread)
+        return Seq(items if known else None, path=scope.path, is_list=is_list, spread=spread)
 
-    def eval_Dict(self, node: cst.Dict):
+    def eval_Dict(self, scope, node: cst.Dict):
         items = {}
         known = True
         for e in node.elements:
             if type(e) is cst.DictElement:
-                key = self.eval(e.key)
-                value = self.eval(e.value)
+                key = self.eval(scope, e.key)
+                value = self.eval(scope, e.value)
                 if isinstance(key, Literal) and isinstance(key.value, str):
                     items[key.value] = value
                 else:
                     known = False
             else:
-                other = self.eval(e.value)
+                other = self.eval(scope, e.value)
                 if isinstance(other, DictVal) and other.items is not None:
                     items.update(other.items)
                 else:
@@ -174,34 +154,38 @@ class ExpressionsMixin:
         return DictVal(items if known else None)
 
     # ---- attributes -----------------------------------------------------
-    def eval_Attribute(self, node: cst.Attribute):
+    def eval_Attribute(self, scope, node: cst.Attribute):
         attr = node.attr.value
-        if not self._bound_head(node):
-            q = self.a.resolve_dotted(node)
+        if not self._bound_head(scope, node):
+            q = scope.a.resolve_dotted(node)
             if q is not None:
                 return QualRef(q)
-        base = self.eval(node.value)
-        return self.attribute_of(base, attr, node)
+        base = self.eval(scope, node.value)
+        return self.attribute_of(scope, base, attr, node)
 
-    def attribute_of(self, base, attr: str, node):
+    def attribute_of(self, scope, base, attr: str, node):
         if isinstance(base, (Module, Instance)):
             if attr in base.attrs:
                 value = base.attrs[attr]
-                self.note_read((id(base), attr), value, node)
+                scope.note_read((id(base), attr), value, node)
                 return value
             if isinstance(base, Module):
-                return self.module_attribute(base, attr, node)
-            method = self.a.method_value(base.cls, attr, base) if base.cls is not None else None
+                if attr == "training":
+                    return None
+                value = scope.modules.parameter_attribute(scope, base, attr, node)
+                if value is not None:
+                    return value
+            method = scope.a.method_value(base.cls, attr, base) if base.cls is not None else None
             return method
         if isinstance(base, Tensor):
             if attr == "grad":
                 base.grad_read = True
-                return self.new_tensor(requires_grad=False, is_leaf=True, origin=node, created_by="`.grad`")
+                return scope.tensors.new_tensor(scope, requires_grad=False, is_leaf=True, origin=node, created_by="`.grad`")
             if attr == "data":
                 return Tensor(Counter(), base.storage, False, True, origin=node, created_by="`.data`",
                               data_of=base, name=f"{base.name}.data")
             if attr in ("T", "mT", "H", "mH", "real", "imag"):
-                return self.view_of(base, node, "view")
+                return scope.tensors.view_of(scope, base, node, "view")
             if attr == "shape":
                 return Seq([Literal(n) for n in base.shape]) if base.shape is not None else None
             if attr in ("requires_grad", "is_leaf"):
@@ -213,108 +197,108 @@ class ExpressionsMixin:
         if isinstance(base, ClassRef):
             if attr == "apply" and base.info.is_function:
                 return Special("function_apply", base.info)
-            return self.a.method_value(base.info, attr, None)
+            return scope.a.method_value(base.info, attr, None)
         if isinstance(base, QualRef):
             return QualRef(f"{base.name}.{attr}")
         if isinstance(base, DictVal) and attr in ("items", "values", "keys", "get"):
             return None
-        if base is None and attr == "grad" and type(node.value) is cst.Name and node.value.value in self.params:
+        if base is None and attr == "grad" and type(node.value) is cst.Name and node.value.value in scope.params:
             # `p.grad` of a parameter: used as a tensor it proves `p` is a leaf that requires grad
-            self.grad_proven.add(node.value.value)
+            scope.grad_proven.add(node.value.value)
         return None
 
-    def _bound_head(self, node) -> bool:
+    def _bound_head(self, scope, node) -> bool:
         name = dotted(node)
         if name is None:
             return True
         head = name.split(".")[0]
-        if head in self.env or head in self.params:
+        if head in scope.env or head in scope.params:
             return True
-        if self.kind != "module" and head in self.local_names:
+        if scope.kind != "module" and head in scope.local_names:
             return True
-        if head in self.a.imports:
+        if head in scope.a.imports:
             return False
-        return self.lookup(head) is not None
+        return scope.lookup(head) is not None
 
     # ---- indexing -------------------------------------------------------
-    def eval_Subscript(self, node: cst.Subscript):
-        base = self.eval(node.value)
-        index_kind = self.eval_slices(node)
+    def eval_Subscript(self, scope, node: cst.Subscript):
+        base = self.eval(scope, node.value)
+        index_kind = self.eval_slices(scope, node)
         if isinstance(base, Tensor):
             if index_kind == "basic":
-                return self.view_of(base, node, "index")
+                return scope.tensors.view_of(scope, base, node, "index")
             # advanced indexing copies; what it may alias we do not claim
-            return self.new_tensor(requires_grad=base.requires_grad if self.grad != GRAD_OFF else False,
+            return scope.tensors.new_tensor(scope, requires_grad=base.requires_grad if scope.grad != GRAD_OFF else False,
                                    is_leaf=None if base.requires_grad is None else not base.requires_grad,
                                    origin=node, created_by="indexing", history=base.history,
-                                   owners=self.owners_of([base]))
+                                   owners=scope.tensors.owners_of(scope, [base]))
         if isinstance(base, ParamsOf):
-            groups = self.param_tensors(base.module, node)
+            groups = scope.modules.param_tensors(scope, base.module, node)
             return groups[0] if len(groups) == 1 else None
         if isinstance(base, Module) and base.children is not None:
-            index = self._literal_index(node)
+            index = self._literal_index(scope, node)
             if index is not None and -len(base.children) <= index < len(base.children):
                 return base.children[index]
-            key = self._literal_key(node)
+            key = self._literal_key(scope, node)
             if key is not None and base.keys is not None and key in base.keys:
                 return base.children[base.keys.index(key)]
             if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Slice):
                 sl = node.slice[0].slice
-                bounds = [self._literal_value(part) for part in (sl.lower, sl.upper, sl.step)]
+                bounds = [self._literal_value(scope, part) for part in (sl.lower, sl.upper, sl.step)]
                 if all(b is None or isinstance(b, int) for b in bounds) and base.container:
                     # `self.layers[:-1]`: the same layers (same parameters), a container of its own
-                    part = self._new_module(base.kind, None, None, node)
+                    part = scope.modules.new_module(scope, base.kind, None, None, node)
                     part.container, part.children = base.container, base.children[slice(*bounds)]
-                    part.has_params = self.module_has_params(part)
+                    part.has_params = scope.modules.module_has_params(scope, part)
                     return part
             return None
         if isinstance(base, Seq):
             if base.items is not None:
-                index = self._literal_index(node)
+                index = self._literal_index(scope, node)
                 if index is not None and -len(base.items) <= index < len(base.items):
                     return base.items[index]
                 if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Slice):
                     sl = node.slice[0].slice
-                    bounds = [self._literal_value(part) for part in (sl.lower, sl.upper, sl.step)]
+                    bounds = [self._literal_value(scope, part) for part in (sl.lower, sl.upper, sl.step)]
                     if all(b is None or isinstance(b, int) for b in bounds):
                         return Seq(base.items[slice(*bounds)], path=base.path, is_list=base.is_list)
                 return None
             return base.element
         if isinstance(base, DictVal) and base.items is not None:
-            key = self._literal_key(node)
+            key = self._literal_key(scope, node)
             return base.items.get(key) if key is not None else None
         return None
 
-    def _literal_value(self, expr):
+    def _literal_value(self, scope, expr):
         if expr is None:
             return None
-        value = self.eval(expr)
+        value = self.eval(scope, expr)
         return value.value if isinstance(value, Literal) else object()
 
-    def _literal_index(self, node: cst.Subscript) -> int | None:
+    def _literal_index(self, scope, node: cst.Subscript) -> int | None:
         if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
             return None
-        value = self.facts_literal(node.slice[0].slice.value)
+        value = self.facts_literal(scope, node.slice[0].slice.value)
         return value if isinstance(value, int) and not isinstance(value, bool) else None
 
-    def _literal_key(self, node: cst.Subscript) -> str | None:
+    def _literal_key(self, scope, node: cst.Subscript) -> str | None:
         if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
             return None
-        value = self.facts_literal(node.slice[0].slice.value)
+        value = self.facts_literal(scope, node.slice[0].slice.value)
         return value if isinstance(value, str) else None
 
-    def facts_literal(self, expr):
+    def facts_literal(self, scope, expr):
         """The Python value of a literal-valued expression (already evaluated once: re-read without effects)."""
         if type(expr) is cst.Integer:
             return int(expr.value.replace("_", ""), 0) if expr.value.replace("_", "").isdigit() else None
         if type(expr) is cst.SimpleString:
             return _string_value(expr)
         if type(expr) is cst.UnaryOperation and type(expr.operator) is cst.Minus:
-            inner = self.facts_literal(expr.expression)
+            inner = self.facts_literal(scope, expr.expression)
             return -inner if isinstance(inner, int) else None
         if type(expr) is cst.BinaryOperation and type(expr.operator) in _INT_ARITHMETIC:
             # `laterals[i - 1]` inside `for i in range(...)`: integer arithmetic on known ints
-            left, right = self.facts_literal(expr.left), self.facts_literal(expr.right)
+            left, right = self.facts_literal(scope, expr.left), self.facts_literal(scope, expr.right)
             if isinstance(left, int) and isinstance(right, int) and not isinstance(left, bool) \
                     and not isinstance(right, bool) and abs(left) < 1 << 31 and abs(right) < 1 << 31:
                 try:
@@ -323,11 +307,11 @@ class ExpressionsMixin:
                     return None
             return None
         if type(expr) is cst.Name:
-            value = self.lookup(expr.value) if expr.value not in ("True", "False", "None") else None
+            value = scope.lookup(expr.value) if expr.value not in ("True", "False", "None") else None
             return value.value if isinstance(value, Literal) else None
         return None
 
-    def eval_slices(self, node: cst.Subscript) -> str:
+    def eval_slices(self, scope, node: cst.Subscript) -> str:
         """Evaluate the index expressions; 'basic' when every index is an int, slice, None or Ellipsis."""
         kind = "basic"
         for element in node.slice:
@@ -335,9 +319,9 @@ class ExpressionsMixin:
             if type(sl) is cst.Slice:
                 for part in (sl.lower, sl.upper, sl.step):
                     if part is not None:
-                        self.eval(part)
+                        self.eval(scope, part)
                 continue
-            value = self.eval(sl.value)
+            value = self.eval(scope, sl.value)
             expr = sl.value
             if type(expr) in (cst.Integer, cst.Ellipsis) or (type(expr) is cst.Name and expr.value == "None"):
                 continue
@@ -345,38 +329,38 @@ class ExpressionsMixin:
                 continue
             if isinstance(value, Number) and value.is_int:
                 continue
-            if type(expr) in (cst.BinaryOperation, cst.UnaryOperation) and _int_arith(expr, self):
+            if type(expr) in (cst.BinaryOperation, cst.UnaryOperation) and _int_arith(expr, scope):
                 continue
             kind = "advanced" if isinstance(value, Tensor) else "unknown"
         return kind
 
     # ---- operators ------------------------------------------------------
-    def eval_BinaryOperation(self, node: cst.BinaryOperation):
-        left = self.eval(node.left)
-        right = self.eval(node.right)
+    def eval_BinaryOperation(self, scope, node: cst.BinaryOperation):
+        left = self.eval(scope, node.left)
+        right = self.eval(scope, node.right)
         op = type(node.operator).__name__
         if isinstance(left, Literal) and isinstance(right, Literal):
-            return self.literal_binop(left, right, op)
+            return self.literal_binop(scope, left, right, op)
         if isinstance(left, (Literal, Number)) and isinstance(right, (Literal, Number)):
             ints = all(isinstance(v, Number) and v.is_int or isinstance(v, Literal) and isinstance(v.value, int)
                        for v in (left, right))
             return Number(ints and op not in ("Divide", "Power"))
         if isinstance(left, Seq) and isinstance(right, Seq) and op == "Add":
             if left.items is not None and right.items is not None:
-                return Seq(left.items + right.items, path=self.path, is_list=left.is_list)
+                return Seq(left.items + right.items, path=scope.path, is_list=left.is_list)
             return None
         name = _BINOPS.get(op)
         if name is None:
-            return self._generic_result([left, right], node)
+            return scope.tensors._generic_result(scope, [left, right], node)
         if not (isinstance(left, Tensor) or isinstance(right, Tensor)):
             return None
-        row = self.ops.by_name.get(name)
+        row = scope.ops.by_name.get(name)
         args = [left, right]
         if row is not None and name == "Tensor.__pow__" and isinstance(right, Tensor):
             row = POW_BOTH
-        return self.apply_op(row, args, node, op_name=_OP_SYMBOL.get(name, name))
+        return scope.tensors.apply_op(scope, row, args, node, op_name=_OP_SYMBOL.get(name, name))
 
-    def literal_binop(self, left: Literal, right: Literal, op: str):
+    def literal_binop(self, scope, left: Literal, right: Literal, op: str):
         a, b = left.value, right.value
         numeric = (int, float)
         try:
@@ -408,14 +392,14 @@ class ExpressionsMixin:
             return None
         return None
 
-    def eval_UnaryOperation(self, node: cst.UnaryOperation):
-        value = self.eval(node.expression)
+    def eval_UnaryOperation(self, scope, node: cst.UnaryOperation):
+        value = self.eval(scope, node.expression)
         op = type(node.operator).__name__
         if op == "Not":
             flag = truth(value)
             return Literal(not flag) if flag is not None else None
         if isinstance(value, Tensor):
-            return self._generic_result([value], node)
+            return scope.tensors._generic_result(scope, [value], node)
         if isinstance(value, Literal) and isinstance(value.value, (int, float)) and not isinstance(value.value, bool):
             if op == "Minus":
                 return Literal(-value.value)
@@ -423,11 +407,11 @@ class ExpressionsMixin:
                 return value
         return None
 
-    def eval_Comparison(self, node: cst.Comparison):
-        left = self.eval(node.left)
+    def eval_Comparison(self, scope, node: cst.Comparison):
+        left = self.eval(scope, node.left)
         result: bool | None = True
         for target in node.comparisons:
-            right = self.eval(target.comparator)
+            right = self.eval(scope, target.comparator)
             outcome = _compare(left, type(target.operator).__name__, right)
             if outcome is None:
                 result = None
@@ -438,13 +422,13 @@ class ExpressionsMixin:
             return None
         return Literal(result) if result is not None else None
 
-    def eval_BooleanOperation(self, node: cst.BooleanOperation):
-        left = self.eval(node.left)
+    def eval_BooleanOperation(self, scope, node: cst.BooleanOperation):
+        left = self.eval(scope, node.left)
         flag = truth(left)
         is_and = type(node.operator) is cst.And
         if flag is not None and (flag is False if is_and else flag is True):
             return left  # short-circuit: the right side does not run
-        right = self.eval(node.right)
+        right = self.eval(scope, node.right)
         if flag is not None:
             return right
         right_flag = truth(right)
@@ -454,57 +438,57 @@ class ExpressionsMixin:
             return Literal(True)
         return None
 
-    def eval_IfExp(self, node: cst.IfExp):
-        test = self.eval(node.test)
+    def eval_IfExp(self, scope, node: cst.IfExp):
+        test = self.eval(scope, node.test)
         flag = truth(test)
         if flag is True:
-            return self.eval(node.body)
+            return self.eval(scope, node.body)
         if flag is False:
-            return self.eval(node.orelse)
-        saved = self.path
-        self.path = self.branch_path(node, 0)
-        a = self.eval(node.body)
-        self.path = self.branch_path(node, 1)
-        b = self.eval(node.orelse)
-        self.path = saved
-        return a if a is b else self.join_values([a, b])
+            return self.eval(scope, node.orelse)
+        saved = scope.path
+        scope.path = scope.branch_path(node, 0)
+        a = self.eval(scope, node.body)
+        scope.path = scope.branch_path(node, 1)
+        b = self.eval(scope, node.orelse)
+        scope.path = saved
+        return a if a is b else self.join_values(scope, [a, b])
 
-    def eval_Lambda(self, node: cst.Lambda):
-        return FunctionRef(node, top=self.top, enclosing=self)
+    def eval_Lambda(self, scope, node: cst.Lambda):
+        return FunctionRef(node, top=scope.top, enclosing=scope)
 
-    def eval_Yield(self, node: cst.Yield):
+    def eval_Yield(self, scope, node: cst.Yield):
         if type(node.value) is cst.From:
-            source = self.eval(node.value.item)
-            items = self.iteration_items(source)
-            self.yields.extend(items if items is not None else [self.element_of(source, node.value.item)])
+            source = self.eval(scope, node.value.item)
+            items = self.iteration_items(scope, source)
+            scope.yields.extend(items if items is not None else [self.element_of(scope, source, node.value.item)])
         else:
-            self.yields.append(self.eval(node.value) if node.value is not None else Literal(None))
+            scope.yields.append(self.eval(scope, node.value) if node.value is not None else Literal(None))
         return None  # what `.send()` passes in: not followed
 
-    def eval_Await(self, node):
-        return self.eval(node.expression)
+    def eval_Await(self, scope, node):
+        return self.eval(scope, node.expression)
 
-    def eval_NamedExpr(self, node: cst.NamedExpr):
-        value = self.eval(node.value)
-        self.assign(node.target, value, node.value, self.stmt)
+    def eval_NamedExpr(self, scope, node: cst.NamedExpr):
+        value = self.eval(scope, node.value)
+        scope.assign(node.target, value, node.value, scope.stmt)
         return value
 
     # ---- comprehensions -------------------------------------------------
-    def eval_ListComp(self, node):
-        return self._comprehension(node.for_in, lambda: self.eval(node.elt), is_list=True)
+    def eval_ListComp(self, scope, node):
+        return self._comprehension(scope, node.for_in, lambda: self.eval(scope, node.elt), is_list=True)
 
-    def eval_GeneratorExp(self, node):
-        return self._comprehension(node.for_in, lambda: self.eval(node.elt), is_list=False)
+    def eval_GeneratorExp(self, scope, node):
+        return self._comprehension(scope, node.for_in, lambda: self.eval(scope, node.elt), is_list=False)
 
-    def eval_SetComp(self, node):
-        self._comprehension(node.for_in, lambda: self.eval(node.elt), is_list=False)
+    def eval_SetComp(self, scope, node):
+        self._comprehension(scope, node.for_in, lambda: self.eval(scope, node.elt), is_list=False)
         return None
 
-    def eval_DictComp(self, node):
-        self._comprehension(node.for_in, lambda: (self.eval(node.key), self.eval(node.value)), is_list=False)
+    def eval_DictComp(self, scope, node):
+        self._comprehension(scope, node.for_in, lambda: (self.eval(scope, node.key), self.eval(scope, node.value)), is_list=False)
         return None
 
-    def _comprehension(self, for_in: cst.CompFor, element, is_list: bool):
+    def _comprehension(self, scope, for_in: cst.CompFor, element, is_list: bool):
         """Each element evaluated in its own binding of the loop names; a Seq of the results.
 
         A known, short iterable gives one element per item (`[nn.Linear(d, d) for _ in range(3)]` is three
@@ -516,31 +500,31 @@ class ExpressionsMixin:
         def bind(target, value):
             for name in _target_names(target):
                 if name not in saved:
-                    saved[name] = self.env.get(name, _MISSING)
+                    saved[name] = scope.env.get(name, _MISSING)
                     bound_names.append(name)
-            self.assign(target, value, for_in.iter, self.stmt)
+            scope.assign(target, value, for_in.iter, scope.stmt)
 
         results: list = []
-        known = self._comprehend(for_in, element, bind, results)
+        known = self._comprehend(scope, for_in, element, bind, results)
         for name in bound_names:
             if saved[name] is _MISSING:
-                self.env.pop(name, None)
+                scope.env.pop(name, None)
             else:
-                self.env[name] = saved[name]
+                scope.env[name] = saved[name]
         if known:
-            return Seq(results, path=self.path, is_list=is_list)
-        return Seq(None, results[0] if len(results) == 1 else self.join_values(results), path=self.path,
+            return Seq(results, path=scope.path, is_list=is_list)
+        return Seq(None, results[0] if len(results) == 1 else self.join_values(scope, results), path=scope.path,
                    is_list=is_list)
 
-    def _comprehend(self, for_in: cst.CompFor, element, bind, results: list) -> bool:
-        iterable = self.iterated(self.eval(for_in.iter), for_in.iter)
-        items = self.iteration_items(iterable)
+    def _comprehend(self, scope, for_in: cst.CompFor, element, bind, results: list) -> bool:
+        iterable = self.iterated(scope, self.eval(scope, for_in.iter), for_in.iter)
+        items = self.iteration_items(scope, iterable)
         known = items is not None
-        for item in (items if known else [self.element_of(iterable, for_in.iter)]):
+        for item in (items if known else [self.element_of(scope, iterable, for_in.iter)]):
             bind(for_in.target, item)
             keep = True
             for cond in for_in.ifs:
-                flag = truth(self.eval(cond.test))
+                flag = truth(self.eval(scope, cond.test))
                 if flag is False:
                     keep = False
                 elif flag is None:
@@ -548,26 +532,26 @@ class ExpressionsMixin:
             if not keep:
                 continue
             if for_in.inner_for_in is not None:
-                known = self._comprehend(for_in.inner_for_in, element, bind, results) and known
+                known = self._comprehend(scope, for_in.inner_for_in, element, bind, results) and known
             else:
                 results.append(element())
         return known
 
     # ---- iteration ------------------------------------------------------
-    def iterated(self, value, node):
+    def iterated(self, scope, value, node):
         """What a `for` loop (or list(), zip(), a comprehension) walks over: for an instance of a class of this
         file with `__iter__` (a hand-written data loader), what that method returns or yields."""
         if isinstance(value, Instance) and value.cls is not None:
-            method = self.a.method_value(value.cls, "__iter__", value)
+            method = scope.a.method_value(value.cls, "__iter__", value)
             if method is not None:
-                return self.call_function(method, [], {}, node, value)
+                return scope.calls.call_function(scope, method, [], {}, node, value)
         return value
 
-    def iteration_items(self, iterable) -> list | None:
+    def iteration_items(self, scope, iterable) -> list | None:
         """The items a for-loop visits when the code makes them plain and they are few."""
-        limit = self.a.max_unroll
+        limit = scope.a.max_unroll
         if isinstance(iterable, Seq) and iterable.items is not None and (
-                len(iterable.items) <= limit or iterable.module_walk and len(iterable.items) <= self.a.max_module_walk):
+                len(iterable.items) <= limit or iterable.module_walk and len(iterable.items) <= scope.a.max_module_walk):
             # `for m in self.modules(): if isinstance(m, nn.Dropout): m.inplace = True` must reach every module
             return list(iterable.items)
         if isinstance(iterable, _Range) and iterable.values is not None:
@@ -575,36 +559,36 @@ class ExpressionsMixin:
         if isinstance(iterable, Module) and iterable.children is not None:
             # twelve identical blocks behave like the first few: what one block's forward can do to the next shows
             # within them, and interpreting every block of every model multiplied the cost of library code
-            return list(iterable.children[:self.a.max_layer_unroll])
+            return list(iterable.children[:scope.a.max_layer_unroll])
         if isinstance(iterable, ParamsOf):
-            tensors = self.param_tensors(iterable.module, None)
+            tensors = scope.modules.param_tensors(scope, iterable.module, None)
             return tensors if len(tensors) <= limit else None
         if isinstance(iterable, DictVal) and iterable.items is not None and len(iterable.items) <= limit:
             return [Literal(k) for k in iterable.items]
         return None
 
-    def element_of(self, iterable, iter_node):
+    def element_of(self, scope, iterable, iter_node):
         if isinstance(iterable, ParamsOf):
-            tensors = self.param_tensors(iterable.module, iter_node)
+            tensors = scope.modules.param_tensors(scope, iterable.module, iter_node)
             return tensors[0] if len(tensors) == 1 else None
         if isinstance(iterable, Seq):
             if iterable.items:
                 first = iterable.items[0]
                 if all(item is first for item in iterable.items):
                     return first
-                return self.join_values(iterable.items)
+                return self.join_values(scope, iterable.items)
             return iterable.element
         if isinstance(iterable, Tensor):
             # iterating a tensor unbinds it: the rows are multi-output views
-            return self.view_of(iterable, iter_node, "multi")
+            return scope.tensors.view_of(scope, iterable, iter_node, "multi")
         if isinstance(iterable, _Range):
             return Literal(0) if iterable.values is None else None
         if isinstance(iterable, Module) and iterable.children:
-            return self.join_values(iterable.children)
+            return self.join_values(scope, iterable.children)
         return None
 
     # ---- joining --------------------------------------------------------
-    def join_values(self, values: list):
+    def join_values(self, scope, values: list):
         """One value standing for several (branch arms, list items): only what holds for all of them."""
         values = [v for v in values]
         if not values:
@@ -629,7 +613,7 @@ class ExpressionsMixin:
             lengths = {len(v.items) if v.items is not None else None for v in values}
             if len(lengths) == 1 and None not in lengths:
                 n = lengths.pop()
-                return Seq([self.join_values([v.items[i] for v in values]) for i in range(n)], path=self.path,
+                return Seq([self.join_values(scope, [v.items[i] for v in values]) for i in range(n)], path=scope.path,
                            is_list=first.is_list)
             return None
         return None
@@ -643,7 +627,6 @@ class _Range:
 
 
 _MISSING = object()
-_EVALUATORS: dict = {}  # node type -> its eval_ method (one Scope class runs every file)
 
 
 def _target_names(target) -> list[str]:

@@ -311,3 +311,30 @@ class Problem:
     carry_value: cst.CSTNode | None = None
     detail: dict = field(default_factory=dict)
     top: cst.CSTNode | None = None
+
+
+# ---- what a value says about itself ----------------------------------------
+def truth(value) -> bool | None:
+    """Python truthiness when the value makes it plain; None when it depends on data."""
+    if isinstance(value, Literal):
+        try:
+            return bool(value.value)
+        except Exception:  # noqa: BLE001
+            return None
+    if isinstance(value, (Module, Optimizer, FunctionRef, ClassRef, Instance, QualRef, Partial, ParamsOf)):
+        if isinstance(value, Module) and value.container:
+            return bool(value.children) if value.children is not None else None
+        return True
+    if isinstance(value, Seq) and value.items is not None:
+        return bool(value.items)
+    if isinstance(value, DictVal) and value.items is not None:
+        return bool(value.items)
+    return None
+
+
+def is_none(value) -> bool | None:
+    if isinstance(value, Literal):
+        return value.value is None
+    if isinstance(value, (Number, Tensor, Module, Optimizer, FunctionRef, ClassRef, Instance, Seq, DictVal, ParamsOf)):
+        return False
+    return None

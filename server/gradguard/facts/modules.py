@@ -9,13 +9,11 @@ from __future__ import annotations
 
 import libcst as cst
 
-from .classes import find_method
-from .expressions import truth
 from .model import (
+    truth,
     GRAD_OFF,
     Counter,
     DictVal,
-    FunctionRef,
     Literal,
     Module,
     ParamsOf,
@@ -41,6 +39,10 @@ INPLACE_FUNCTION = {
     "torch.nn.RReLU": "torch.nn.functional.rrelu_", "torch.nn.Hardtanh": "torch.nn.functional.hardtanh_",
     "torch.nn.ReLU6": "torch.nn.functional.hardtanh_", "torch.nn.Threshold": "torch.nn.functional.threshold_",
 }
+# The parameters a torch layer exposes as attributes (`layer.weight`).
+PARAM_ATTRS = {"weight", "bias", "weight_ih_l0", "weight_hh_l0", "bias_ih_l0", "bias_hh_l0", "weight_ih",
+                "weight_hh", "bias_ih", "bias_hh", "in_proj_weight", "in_proj_bias", "weight_ih_l1", "weight_hh_l1",
+                "bias_ih_l1", "bias_hh_l1", "out_proj"}
 # nn.Module's own API: never interpreted as user methods even when a class overrides nothing.
 MODULE_API = {"parameters", "named_parameters", "zero_grad", "train", "eval", "to", "cuda", "cpu", "float",
               "double", "half", "requires_grad_", "modules", "children", "named_modules", "named_children",
@@ -56,20 +58,30 @@ def short_kind(kind: str) -> str:
     return kind.replace("torch.nn.", "nn.")
 
 
-class ModulesMixin:
-    def _new_module(self, kind, row, has_params, node) -> Module:
+class Modules:
+    """The model of nn modules and layer sequences: torch layers built from the op table, containers
+    (`Sequential`, `ModuleList`, `ModuleDict`), what a module's parameters are (one group per layer), nn.Module's own
+    API (`parameters()`, `zero_grad()`, `requires_grad_()`, `append`) and what a torch layer does when called (saves
+    its weights or input, its output's grad). It runs no code: a class's `forward` and `__init__` are run by `Calls`,
+    which hands it evaluated arguments. The scope it is given is the context of what it records (grad mode, place)."""
+
+    def __init__(self, tensors):
+        self.tensors = tensors
+
+    def new_module(self, scope, kind, row, has_params, node) -> Module:
         m = Module(kind, row, has_params, Counter(label=f"parameters of {kind}", known_start=False), Storage(),
-                   ctor=node, top=self.top)
+                   ctor=node, top=scope.top)
         m.params_counter.owner = m
-        if self.inference is not None:
-            m.inference_call, m.inference_top = self.inference, self.top
+        if scope.inference is not None:
+            m.inference_call, m.inference_top = scope.inference, scope.top
         return m
 
-    def eval_module_ctor(self, node: cst.Call, q: str, evaluated):
-        row = self.ops.by_name.get(q)
+    def layer(self, scope, node: cst.Call, q: str, evaluated):
+        """A torch layer built by `nn.Linear(...)`-like calls (op table row `q`)."""
+        row = scope.ops.by_name.get(q)
         positional, keywords = evaluated
         has_params = row.has_params if row.has_params is not None else (row.params or q in PARAMS_NOT_SAVED)
-        m = self._new_module(q, row, has_params, node)
+        m = self.new_module(scope, q, row, has_params, node)
         m.saves_weights = row.params
         m.saves_output = row.saves_output
         m.saves_input = row.saves_input
@@ -83,10 +95,12 @@ class ModulesMixin:
             m.inplace = None
         return m
 
-    def eval_container(self, q: str, node: cst.Call, evaluated):
+    def container(self, scope, q: str, node: cst.Call, evaluated, items_of):
+        """`nn.Sequential(...)`, `nn.ModuleList(...)`, `nn.ModuleDict(...)`; `items_of(value)` lists what iterating an
+        argument visits (the interpreter knows)."""
         positional, keywords = evaluated
         kind = q.rsplit(".", 1)[-1]
-        m = self._new_module(q, None, False, node)
+        m = self.new_module(scope, q, None, False, node)
         m.container = kind
         if kind == "Sequential":
             if len(positional) == 1 and isinstance(positional[0], DictVal):
@@ -107,16 +121,16 @@ class ModulesMixin:
                     m.keys = list(first.items)
                     m.children = list(first.items.values())
             else:
-                items = self.iteration_items(first)
+                items = items_of(first)
                 m.children = list(items) if items is not None else None
         if m.children is not None and not all(isinstance(c, Module) for c in m.children):
             m.children = None
         if m.children is not None and kind != "Sequential":
-            m.children_path = self.path
-        m.has_params = self.module_has_params(m)
+            m.children_path = scope.path
+        m.has_params = self.module_has_params(scope, m)
         return m
 
-    def init_torch_base(self, obj: Module, base: str, positional) -> None:
+    def init_torch_base(self, scope, obj: Module, base: str, positional, items_of) -> None:
         """`super().__init__(*layers)` of an nn.Sequential / ModuleList subclass."""
         if base == "torch.nn.Sequential":
             obj.container = "Sequential"
@@ -127,23 +141,23 @@ class ModulesMixin:
                 obj.children = list(positional)
         elif base == "torch.nn.ModuleList":
             obj.container = "ModuleList"
-            items = self.iteration_items(positional[0]) if positional else []
+            items = items_of(positional[0]) if positional else []
             obj.children = list(items) if items is not None else None
         if obj.children is not None and not all(isinstance(c, Module) for c in obj.children):
             obj.children = None
             obj.opaque = True
-        obj.has_params = self.module_has_params(obj)
+        obj.has_params = self.module_has_params(scope, obj)
 
-    def summarised_module(self, info, node) -> Module:
+    def summarised_module(self, scope, info, node) -> Module:
         """A class whose body is not interpreted (another file's, or past the budget): counted layers only."""
         has_params = True if info.param_layers else (None if info.unknown_children else False)
-        m = self._new_module(info.name, None, has_params, node)
+        m = self.new_module(scope, info.name, None, has_params, node)
         m.saves_input = "params" if info.param_layers + info.unknown_children >= 2 else "single"
         m.opaque = True
         return m
 
     # ---- structure ------------------------------------------------------
-    def submodules(self, m: Module) -> list[Module]:
+    def submodules(self, scope, m: Module) -> list[Module]:
         out = []
         if m.children is not None:
             out.extend(c for c in m.children if isinstance(c, Module))
@@ -154,7 +168,7 @@ class ModulesMixin:
                 out.extend(v for v in value.items if isinstance(v, Module))
         return out
 
-    def module_has_params(self, m: Module) -> bool | None:
+    def module_has_params(self, scope, m: Module) -> bool | None:
         if m.row is not None:
             return m.has_params
         if m.opaque and m.cls is None:
@@ -164,19 +178,19 @@ class ModulesMixin:
         for value in m.attrs.values():
             if isinstance(value, Tensor) and value.is_parameter:
                 found = True
-        for child in self.submodules(m):
-            flag = child.has_params if child.row is not None or child.opaque else self.module_has_params(child)
+        for child in self.submodules(scope, m):
+            flag = child.has_params if child.row is not None or child.opaque else self.module_has_params(scope, child)
             if flag is True:
                 found = True
             elif flag is None:
                 unknown = True
         if found:
             return True
-        if m.cls is not None and m.kind not in self.a.classes:
+        if m.cls is not None and m.kind not in scope.a.classes:
             return None
         return None if unknown else False
 
-    def param_groups(self, m: Module, _seen=None) -> list:
+    def param_groups(self, scope, m: Module, _seen=None) -> list:
         """The parameter groups under `m`: torch layers (one counter each) and nn.Parameter tensors."""
         seen = _seen if _seen is not None else set()
         if id(m) in seen:
@@ -190,21 +204,21 @@ class ModulesMixin:
         for value in m.attrs.values():
             if isinstance(value, Tensor) and value.is_parameter:
                 groups.append(value)
-        for child in self.submodules(m):
-            groups.extend(self.param_groups(child, seen))
+        for child in self.submodules(scope, m):
+            groups.extend(self.param_groups(scope, child, seen))
         return groups
 
-    def param_tensors(self, m: Module, node) -> list[Tensor]:
+    def param_tensors(self, scope, m: Module, node) -> list[Tensor]:
         """What iterating `m.parameters()` yields: one tensor per parameter group."""
         out = []
-        for group in self.param_groups(m):
+        for group in self.param_groups(scope, m):
             if isinstance(group, Tensor):
                 out.append(group)
             else:
-                out.append(self.layer_parameter(group, node, ""))
+                out.append(self.layer_parameter(scope, group, node, ""))
         return out
 
-    def layer_parameter(self, layer: Module, node, attr: str) -> Tensor:
+    def layer_parameter(self, scope, layer: Module, node, attr: str) -> Tensor:
         rg = None if layer.frozen is None else (not layer.frozen)
         name = f"{layer.name}.{attr}" if layer.name and attr else (attr or layer.name)
         t = Tensor(layer.params_counter, layer.params_storage, rg, True, origin=node,
@@ -212,46 +226,35 @@ class ModulesMixin:
                    module_params=layer, name=name)
         return t
 
-    def module_attribute(self, m: Module, attr: str, node):
-        if m.has_params and (m.row is not None or m.cls is None) and attr in _param_attrs():
+    def parameter_attribute(self, scope, m: Module, attr: str, node):
+        """`layer.weight`, `layer.bias` of a torch layer with parameters; None otherwise."""
+        if m.has_params and (m.row is not None or m.cls is None) and attr in PARAM_ATTRS:
             if attr == "out_proj":
                 return None
-            return self.layer_parameter(m, node, attr)
-        if attr in ("training",):
-            return None
-        method = self.a.method_value(m.cls, attr, m) if m.cls is not None else None
-        return method
+            return self.layer_parameter(scope, m, node, attr)
+        return None
 
-    # ---- methods --------------------------------------------------------
-    def eval_module_method(self, m: Module, name: str, node: cst.Call):
-        if m.cls is not None and name not in MODULE_API:
-            method = self.a.method_value(m.cls, name, m)
-            if method is not None:
-                positional, keywords = self.args_of(node)
-                return self.call_with(method, positional, keywords, node)
-        if name in m.attrs:  # `self.fc(x)`: a layer (or callable) held by the module
-            value = m.attrs[name]
-            self.note_read((id(m), name), value, node)
-            return self.call_value(value, node)
-        positional, keywords = self.args_of(node)
+    # ---- nn.Module's own API ------------------------------------------------
+    def module_method(self, scope, m: Module, name: str, positional, node: cst.Call, items_of):
+        """`m.<name>(*positional)` for nn.Module's own methods (a user class's methods are run by `Calls`)."""
         first = positional[0] if positional else None
         if name == "parameters":
             return ParamsOf(m)
         if name == "named_parameters":
             return Seq(None, Seq([Literal(""), None]))
         if name in ("modules", "children"):
-            subs = ([m] if name == "modules" else []) + (self._all_submodules(m) if name == "modules"
-                                                          else self.submodules(m))
+            subs = ([m] if name == "modules" else []) + (self._all_submodules(scope, m) if name == "modules"
+                                                          else self.submodules(scope, m))
             return Seq(subs, module_walk=True)
         if name == "zero_grad":
             if not _set_to_none_false(node):
-                for group in self.param_groups(m):
+                for group in self.param_groups(scope, m):
                     if isinstance(group, Module):
                         group.grads = False
             return None
         if name == "requires_grad_":
             flag = truth(first) if positional else True
-            for group in self.param_groups(m):
+            for group in self.param_groups(scope, m):
                 if isinstance(group, Module):
                     group.frozen = None if flag is None else (not flag)
                 elif isinstance(group, Tensor):
@@ -259,24 +262,22 @@ class ModulesMixin:
             return m
         if name in ("to", "train", "eval", "cuda", "cpu", "float", "double", "half", "type", "share_memory"):
             return m
-        if name == "forward":
-            return self.call_module(m, positional, node, keywords, direct_forward=True)
         if name in ("append", "extend", "insert") and m.container in ("ModuleList", "Sequential"):
-            items = [first] if name == "append" else (self.iteration_items(first) if name == "extend" else
+            items = [first] if name == "append" else (items_of(first) if name == "extend" else
                                                       ([positional[1]] if len(positional) > 1 else None))
             if m.children is not None and items is not None and all(isinstance(i, Module) for i in items) \
-                    and self.path == getattr(m, "children_path", self.path):
+                    and scope.path == getattr(m, "children_path", scope.path):
                 m.children.extend(items) if name != "insert" else m.children.insert(
                     positional[0].value if isinstance(positional[0], Literal) else len(m.children), items[0])
             else:
                 m.children = None
-            m.has_params = self.module_has_params(m)
+            m.has_params = self.module_has_params(scope, m)
             return None
         if name == "add_module" and len(positional) == 2:
             key = first.value if isinstance(first, Literal) else None
             child = positional[1]
             if isinstance(child, Module) and m.container == "Sequential" and m.children is not None \
-                    and (key is not None or self.path == m.children_path):
+                    and (key is not None or scope.path == m.children_path):
                 # `add_module("block{}".format(i + 1), ...)` in a loop: a name we cannot read still appends
                 m.children.append(child)
                 m.keys = (m.keys or [None] * (len(m.children) - 1)) + [key]
@@ -284,79 +285,39 @@ class ModulesMixin:
                 m.attrs[key] = child
             else:
                 m.opaque = True
-            m.has_params = self.module_has_params(m)
+            m.has_params = self.module_has_params(scope, m)
             return None
         if name == "register_buffer" and len(positional) >= 2 and isinstance(first, Literal):
             m.attrs[str(first.value)] = positional[1]
             return None
         if name == "register_parameter" and len(positional) >= 2 and isinstance(first, Literal):
             m.attrs[str(first.value)] = positional[1]
-            m.has_params = self.module_has_params(m)
+            m.has_params = self.module_has_params(scope, m)
             return None
         return None
 
-    def _all_submodules(self, m: Module, seen=None) -> list[Module]:
+    def _all_submodules(self, scope, m: Module, seen=None) -> list[Module]:
         seen = seen if seen is not None else {id(m)}
         out = []
-        for child in self.submodules(m):
+        for child in self.submodules(scope, m):
             if id(child) in seen:
                 continue
             seen.add(id(child))
             out.append(child)
-            out.extend(self._all_submodules(child, seen))
+            out.extend(self._all_submodules(scope, child, seen))
         return out
 
-    # ---- calling a module -----------------------------------------------
-    def call_module(self, m: Module, args, node, keywords=None, direct_forward=False):
-        keywords = keywords or {}
-        if m.cls is not None and not m.opaque:
-            forward, owner = find_method(self.a, m.cls, "forward")
-            if forward is None:
-                forward, owner = find_method(self.a, m.cls, "__call__") if not direct_forward else (None, None)
-            if forward is not None:
-                result = self.call_function(FunctionRef(forward, top=self.a.top_of.get(id(forward)), cls=owner),
-                                            list(args), keywords, node, m)
-                if result is not None or self.a.calls < self.a.max_calls:
-                    return result
-                return self.summary_call(m, args, node)
-        if m.children is not None and m.container in ("Sequential",) or (m.cls is not None and m.children is not None):
-            return self.call_children(m, args, node)
-        if m.container:
-            return None
-        return self.layer_call(m, args, node)
-
-    def call_children(self, m: Module, args, node):
-        value = args[0] if args else None
-        for child in m.children or []:
-            if type(child.ctor) is cst.Call and child.top is not None and child.cls is None:
-                # a torch layer inside a container: its saves and in-place writes are located at the line that
-                # built it (`nn.Dropout(inplace=True)` in the Sequential), which is what the user changes
-                saved = self.top, self.layer_site, self.layer_call_site
-                site, site_top = child.inplace_site if child.inplace and child.inplace_site else (child.ctor, child.top)
-                self.layer_call_site = self.layer_call_site or (node, self.top)
-                self.top, self.layer_site = site_top, site
-                try:
-                    value = self.call_module(child, [value], node)
-                finally:
-                    self.top, self.layer_site, self.layer_call_site = saved
-            else:
-                value = self.call_module(child, [value], node)
-        return value
-
-    def summary_call(self, m: Module, args, node):
-        """A module whose forward is not interpreted: its output requires grad when it has parameters."""
-        return self.layer_call(m, args, node)
-
-    def layer_call(self, m: Module, args, node):
-        site, self.layer_site = (self.layer_site or node), None  # where its saves and writes are reported
+    # ---- what a layer does when called ---------------------------------
+    def layer_call(self, scope, m: Module, args, node):
+        site, scope.layer_site = (scope.layer_site or node), None  # where its saves and writes are reported
         tensors = flat_tensors(args)
-        grad_off = self.grad == GRAD_OFF
+        grad_off = scope.grad == GRAD_OFF
         if m.inplace and tensors:
             first = tensors[0]
             op = m.kind.rsplit(".", 1)[-1] + "(inplace=True)"
-            self.write(first, site, self.stmt, op=op, kind="inplace_module", module_ctor=m.ctor)
-            row = self.ops.by_name.get(INPLACE_FUNCTION.get(m.kind, "")) or (m.row if m.saves_output else None)
-            self.save_inplace_result(first, row, op, site)
+            self.tensors.write(scope, first, site, scope.stmt, op=op, kind="inplace_module", module_ctor=m.ctor)
+            row = scope.ops.by_name.get(INPLACE_FUNCTION.get(m.kind, "")) or (m.row if m.saves_output else None)
+            self.tensors.save_inplace_result(scope, first, row, op, site)
             return first
         any_rg = any(t.requires_grad is True for t in tensors)
         unknown_rg = any(t.requires_grad is None for t in tensors)
@@ -388,17 +349,17 @@ class ModulesMixin:
                            name=f"the parameters of `{owner.name or short_kind(owner.kind)}`", module_params=owner)
                 if m.inference_call is not None:  # a layer built under inference_mode(): inference parameters
                     p.inference_call, p.inference_top, p.inference_origin = m.inference_call, m.inference_top, m.ctor
-                saves.add(self.save(p, short_kind(m.kind), site, "parameters"))
+                saves.add(self.tensors.save(scope, p, short_kind(m.kind), site, "parameters"))
             if tensors and m.saves_input in ("self", "all", "operands") and (trainable or any_rg):
                 for i, t in enumerate(tensors[:1] if m.saves_input == "self" else tensors):
                     others_rg = trainable or any(o.requires_grad is True for j, o in enumerate(tensors) if j != i)
                     if m.saves_input == "operands" and not others_rg:
                         continue
-                    saves.add(self.save(t, short_kind(m.kind), site, "input"))
+                    saves.add(self.tensors.save(scope, t, short_kind(m.kind), site, "input"))
         kind = m.kind
 
         def result_tensor():
-            t = self.new_tensor(requires_grad=rg, is_leaf=None if rg is None else not rg, origin=node,
+            t = self.tensors.new_tensor(scope, requires_grad=rg, is_leaf=None if rg is None else not rg, origin=node,
                                 created_by=f"`{m.name or short_kind(kind)}(...)`", history=history | saves)
             t.owners = owners
             return t
@@ -413,19 +374,15 @@ class ModulesMixin:
         if m.row is None and m.cls is None and m.has_params is None:
             # a torch.nn layer the op table does not know (AdaptiveAvgPool2d, PixelShuffle...): what it saves is
             # not claimed, but its output stays in its input's graph
-            return self._generic_result(tensors, node) if tensors and not grad_off else None
+            return self.tensors._generic_result(scope, tensors, node) if tensors and not grad_off else None
         out = result_tensor()
         out.contiguous = kind in ("torch.nn.Linear", "torch.nn.Bilinear") or bool(tensors) and all(
             isinstance(t, Tensor) and t.contiguous for t in tensors)
         if m.saves_output and rg:
-            out.history = out.history | {self.save(out, short_kind(kind), site, "output")}
+            out.history = out.history | {self.tensors.save(scope, out, short_kind(kind), site, "output")}
         return out
 
 
-def _param_attrs():
-    from .expressions import _PARAM_ATTRS
-
-    return _PARAM_ATTRS
 
 
 def _set_to_none_false(node: cst.Call) -> bool:

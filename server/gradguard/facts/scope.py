@@ -3,7 +3,9 @@
 A `Scope` runs the statements of module code, of a function analysed on its own (arguments unknown), or of
 a function called from interpreted code (arguments are the caller's values: see calls.py). Scopes of one
 run share a `RunState` (the problems waiting for a grad mode, carried state, the interpretation budget).
-Expressions, calls, tensor ops, nn modules and optimizers are mixins in the files named after them.
+Expressions and calls are evaluated by `Expressions` (expressions.py) and `Calls` (calls.py); tensors, nn modules
+and optimizers are modelled by `Tensors`, `Modules` and `Optimizers` (the files named after them). Each is one
+object per analysis, without state of its own, handed the running scope as an argument.
 """
 from __future__ import annotations
 
@@ -12,10 +14,11 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from .calls import CallsMixin
 from .classes import walk_statements
-from .expressions import ExpressionsMixin, truth
+from .calls import Calls
+from .expressions import Expressions, words
 from .model import (
+    truth,
     GRAD_OFF,
     GRAD_ON,
     GRAD_UNKNOWN,
@@ -28,14 +31,29 @@ from .model import (
     Seq,
     Tensor,
 )
-from .modules import ModulesMixin
-from .optimizers import OptimizersMixin
 from .sets import EMPTY, SharedSet
-from .tensors import TensorOpsMixin, flat_tensors
+from .modules import Modules
+from .optimizers import Optimizers
+from .tensors import Tensors, flat_tensors
 
 # Words in an `if` test that make its arms mode-dependent (training vs eval, grad vs no grad, scripting).
 GUARD_WORDS = ("training", "grad", "inference", "is_scripting", "is_tracing", "jit", "inplace", "export", "compil")
 
+
+# What the domain models (`Tensors`, `Modules`, `Optimizers`) may read of the scope they are handed: where and under
+# which mode an event happens, the services that record it, and the run's shared records. They never evaluate code
+# (no `env`, `eval`, `calls`): the interpreter hands them values. tests/test_facts_structure.py holds them to it.
+EVENT_CONTEXT = frozenset({
+    # where: the statement, its top-level block, branch path, loops, same-file calls and container calls
+    "stmt", "top", "path", "base_path", "loops", "serial", "kind", "function", "parent", "inlined", "call_site",
+    "call_args", "layer_site", "layer_call_site",
+    # under which modes
+    "grad", "inference", "guarded", "option_condition",
+    # recording
+    "_problem", "new_seq", "call_chain", "ancestors", "materialize_param",
+    # shared records: the file's Facts, the run's state, the op table
+    "facts", "run", "ops",
+})
 
 _SCOPE_SERIALS = itertools.count(1)
 _MISSING = object()
@@ -132,8 +150,17 @@ class RunState:
     pending: dict = field(default_factory=dict)  # (scope id or object id, name) -> Carry awaiting its first read
 
 
-class Scope(ExpressionsMixin, CallsMixin, TensorOpsMixin, ModulesMixin, OptimizersMixin):
-    """One scope's interpretation: its environment, grad mode, path and loops."""
+class Scope:
+    """One scope's interpretation: its environment, grad mode, path and loops, and its statements. Expressions and
+    calls are evaluated by the analysis's `Expressions` and `Calls`, tensor, module and optimizer facts by its domain
+    models; each is handed this scope (the context of what it records) as an argument."""
+
+    # They hold no state of their own, so one of each serves every scope of every analysis.
+    calls = Calls()
+    expressions = Expressions(calls)
+    tensors = Tensors()
+    modules = Modules(tensors)
+    optimizers = Optimizers(modules)
 
     def __init__(self, analysis, kind: str, grad: str, function: cst.CSTNode | None = None, class_info=None,
                  parent: "Scope | None" = None, enclosing: "Scope | None" = None, self_value=None, top=None):
@@ -286,7 +313,7 @@ class Scope(ExpressionsMixin, CallsMixin, TensorOpsMixin, ModulesMixin, Optimize
             if expr is not None:
                 self.global_cache[name] = None  # `x = f(x)` must not recurse
                 saved_stmt, saved_top = self.stmt, self.top
-                value = self.eval(expr)
+                value = self.expressions.eval(self, expr)
                 self.stmt, self.top = saved_stmt, saved_top
                 if isinstance(value, (Tensor, Module)) and not value.name:
                     value.name = name
@@ -297,7 +324,7 @@ class Scope(ExpressionsMixin, CallsMixin, TensorOpsMixin, ModulesMixin, Optimize
         """A function parameter used as a tensor operand: a tensor, requires_grad unknown."""
         name = node.value
         if name in self.params and name not in self.env:
-            t = self.new_tensor(requires_grad=None, is_leaf=None, origin=node, created_by="a parameter of the function",
+            t = self.tensors.new_tensor(self, requires_grad=None, is_leaf=None, origin=node, created_by="a parameter of the function",
                                 name=name)
             t.counter.known_start = False
             self.env[name] = t
@@ -332,7 +359,7 @@ class Scope(ExpressionsMixin, CallsMixin, TensorOpsMixin, ModulesMixin, Optimize
         elif type(stmt) is cst.ClassDef:
             self.env[stmt.name.value] = self.a.class_value(stmt.name.value)
         elif type(stmt) is cst.Match:
-            self.eval(stmt.subject)
+            self.expressions.eval(self, stmt.subject)
             arms = []
             for i, case in enumerate(stmt.cases):
                 saved = self.path
@@ -344,27 +371,27 @@ class Scope(ExpressionsMixin, CallsMixin, TensorOpsMixin, ModulesMixin, Optimize
 
     def run_small(self, small: cst.BaseSmallStatement, stmt) -> None:
         if type(small) is cst.Assign:
-            value = self.eval(small.value)
+            value = self.expressions.eval(self, small.value)
             for target in small.targets:
                 self.assign(target.target, value, small.value, stmt)
         elif type(small) is cst.AnnAssign:
             if small.value is not None:
-                value = self.eval(small.value)
+                value = self.expressions.eval(self, small.value)
                 self.assign(small.target, value, small.value, stmt)
         elif type(small) is cst.AugAssign:
             self.run_augassign(small, stmt)
         elif type(small) is cst.Expr:
-            value = self.eval(small.value)
+            value = self.expressions.eval(self, small.value)
             if type(small.value) is cst.Call:
-                q = self.a.callee_qualname(small.value) if not self._bound_head(small.value.func) else None
+                q = self.a.callee_qualname(small.value) if not self.expressions._bound_head(self, small.value.func) else None
                 if q in ("torch.set_grad_enabled", "torch.autograd.set_grad_enabled"):
                     marker_mode = getattr(value, "mode", None)
                     if marker_mode is not None:
                         self.grad = marker_mode  # `torch.set_grad_enabled(False)` as a statement switches the mode
         elif type(small) is cst.Return:
-            value = self.eval(small.value) if small.value is not None else Literal(None)
+            value = self.expressions.eval(self, small.value) if small.value is not None else Literal(None)
             self.returns.append(value)
-            self.escape(value, small)
+            self.tensors.escape(self, value, small)
             if self.kind == "function" and self.path == self.base_path:
                 self.returned = True
         elif type(small) is cst.Del:
@@ -380,20 +407,20 @@ class Scope(ExpressionsMixin, CallsMixin, TensorOpsMixin, ModulesMixin, Optimize
 
     def _del_item(self, target: cst.Subscript) -> None:
         """`del self.rewards[:]` empties a list; `del xs[i]` leaves one of unknown content."""
-        seq = self.eval(target.value)
+        seq = self.expressions.eval(self, target.value)
         if not isinstance(seq, Seq):
             return
         whole = len(target.slice) == 1 and isinstance(target.slice[0].slice, cst.Slice) and all(
             part is None for part in (target.slice[0].slice.lower, target.slice[0].slice.upper, target.slice[0].slice.step))
         if whole:
-            self.clear_list(seq)
+            self.calls.clear_list(self, seq)
         elif seq.items is not None:
-            self._list_unknown(seq, None)
+            self.calls._list_unknown(self, seq, None)
 
     # ---- loops ----------------------------------------------------------
     def run_loop(self, stmt) -> None:
-        iterable = self.iterated(self.eval(stmt.iter), stmt.iter) if type(stmt) is cst.For else None
-        items = self.iteration_items(iterable) if type(stmt) is cst.For else None
+        iterable = self.expressions.iterated(self, self.expressions.eval(self, stmt.iter), stmt.iter) if type(stmt) is cst.For else None
+        items = self.expressions.iteration_items(self, iterable) if type(stmt) is cst.For else None
         passes = self._loop_passes(stmt, items)
         saved_path = self.path
         start_seq = self.new_seq()
@@ -405,12 +432,12 @@ class Scope(ExpressionsMixin, CallsMixin, TensorOpsMixin, ModulesMixin, Optimize
             if iteration > 0:
                 self._note_carries(stmt)
             if type(stmt) is cst.For:
-                element = items[iteration] if items is not None else self.element_of(iterable, stmt.iter)
+                element = items[iteration] if items is not None else self.expressions.element_of(self, iterable, stmt.iter)
                 if items is None:
                     frame.element_saves = SharedSet.union(t.history for t in flat_tensors([element]))
                 self.assign(stmt.target, element, stmt.iter, stmt)
             else:
-                self.eval(stmt.test)
+                self.expressions.eval(self, stmt.test)
             self.run_body(stmt.body.body)
             self.loops.pop()
         self.path = saved_path
@@ -470,7 +497,7 @@ class Scope(ExpressionsMixin, CallsMixin, TensorOpsMixin, ModulesMixin, Optimize
 
     # ---- branches -------------------------------------------------------
     def run_if(self, stmt: cst.If) -> None:
-        test = self.eval(stmt.test)
+        test = self.expressions.eval(self, stmt.test)
         decided = truth(test)
         option = self._option_flag(stmt.test) if decided is not None else None
         if option is not None:
@@ -553,13 +580,13 @@ class Scope(ExpressionsMixin, CallsMixin, TensorOpsMixin, ModulesMixin, Optimize
             if all(v is first for v in values):
                 env[name] = first
             else:
-                env[name] = self.join_values(values)
+                env[name] = self.expressions.join_values(self, values)
                 self.params.discard(name)
 
     def run_with(self, stmt: cst.With) -> None:
         saved = self.grad, self.inference
         for item in stmt.items:
-            value = self.eval(item.item)
+            value = self.expressions.eval(self, item.item)
             mode = getattr(value, "mode", None)
             if mode is not None:
                 self.grad = mode
@@ -605,7 +632,7 @@ class Scope(ExpressionsMixin, CallsMixin, TensorOpsMixin, ModulesMixin, Optimize
             elif isinstance(value, Tensor) and starred is None and _one_tensor(value):
                 # `q, k, v = qkv.permute(2, 0, 3, 1, 4)` iterates dim 0, as `qkv.unbind(0)` does (torch 2.13: each
                 # name is an UnbindBackward view of it, refused in-place writes while it requires grad)
-                items = [self.view_of(value, value_node, "multi") for _ in elements]
+                items = [self.tensors.view_of(self, value, value_node, "multi") for _ in elements]
             for i, element in enumerate(target.elements):
                 if type(element) is cst.StarredElement:
                     self.assign(element.value, None, value_node, stmt)
@@ -619,22 +646,22 @@ class Scope(ExpressionsMixin, CallsMixin, TensorOpsMixin, ModulesMixin, Optimize
                     item = items[i] if i < len(items) else None
                 self.assign(element.value, item, value_node, stmt)
         elif type(target) is cst.Attribute:
-            owner = self.eval(target.value)
+            owner = self.expressions.eval(self, target.value)
             attr = target.attr.value
             if isinstance(owner, (Module, Instance)):
                 self.set_attr(owner, attr, value, target, value_node, stmt)
             elif isinstance(owner, Tensor):
                 if attr == "requires_grad":
-                    self.set_requires_grad(owner, value)
+                    self.tensors.set_requires_grad(self, owner, value)
                 elif attr == "data":
                     pass  # `x.data = y` rebinds the storage: no version bump, no write through a counter
         elif type(target) is cst.Subscript:
-            base = self.eval(target.value)
-            self.eval_slices(target)
+            base = self.expressions.eval(self, target.value)
+            self.expressions.eval_slices(self, target)
             if isinstance(base, Tensor):
-                self.write(base, target, stmt, op="[]=", kind="setitem", value=value)
+                self.tensors.write(self, base, target, stmt, op="[]=", kind="setitem", value=value)
             elif isinstance(base, Seq) and base.items is not None:
-                index = self._literal_index(target)
+                index = self.expressions._literal_index(self, target)
                 if index is not None and -len(base.items) <= index < len(base.items):
                     base.items[index] = value
                 else:
@@ -646,13 +673,13 @@ class Scope(ExpressionsMixin, CallsMixin, TensorOpsMixin, ModulesMixin, Optimize
         attrs = owner.attrs
         in_branch = len(self.path) > len(self.base_path)
         if in_branch and attr in attrs and attrs[attr] is not value:
-            value = self.join_values([attrs[attr], value])  # set on some paths only
+            value = self.expressions.join_values(self, [attrs[attr], value])  # set on some paths only
         attrs[attr] = value
         if isinstance(value, (Tensor, Module)) and not value.name:
             value.name = f"{_display(target.value)}.{attr}"
         if isinstance(owner, Module):
             if isinstance(value, Module) or (isinstance(value, Tensor) and value.is_parameter):
-                owner.has_params = self.module_has_params(owner)
+                owner.has_params = self.modules.module_has_params(self, owner)
             if attr == "inplace":
                 flag = truth(value)
                 if flag is None or (in_branch and owner.inplace != flag):
@@ -663,13 +690,13 @@ class Scope(ExpressionsMixin, CallsMixin, TensorOpsMixin, ModulesMixin, Optimize
         self.note_assignment((id(owner), attr), f"{_display(target.value)}.{attr}", stmt, value_node, owner)
 
     def run_augassign(self, small: cst.AugAssign, stmt) -> None:
-        target_value = self.eval(small.target)
+        target_value = self.expressions.eval(self, small.target)
         # the container of `xs[i] += v`, read again only when reading has no effect (a name, an attribute)
-        base = self.eval(small.target.value) if type(small.target) is cst.Subscript \
+        base = self.expressions.eval(self, small.target.value) if type(small.target) is cst.Subscript \
             and type(small.target.value) in (cst.Name, cst.Attribute) else None
         if isinstance(base, Seq):
             self.facts.list_item_targets.add(id(small.target))  # the fix may re-bind the item (fixes.out_of_place)
-        value = self.eval(small.value)
+        value = self.expressions.eval(self, small.value)
         op = small.operator.__class__.__name__
         if target_value is None and type(small.target) is cst.Name and small.target.value in self.params:
             if isinstance(value, Tensor) or self._proves_tensor(small.target.value):
@@ -680,19 +707,19 @@ class Scope(ExpressionsMixin, CallsMixin, TensorOpsMixin, ModulesMixin, Optimize
             target_value = base
         if isinstance(target_value, Tensor):
             symbol = _AUG_SYMBOLS.get(op, "op=")
-            self.write(target_value, small, stmt, op=symbol, kind="augassign", value=value)
+            self.tensors.write(self, target_value, small, stmt, op=symbol, kind="augassign", value=value)
             return
         if isinstance(target_value, Seq) and target_value.is_list and op == "AddAssign":
-            self.extend_list(target_value, value)
+            self.calls.extend_list(self, target_value, value)
             return
         # Python numbers, unknowns: `a += b` rebinds a new value.
         result = None
         if isinstance(value, Tensor):
-            result = self.new_tensor(requires_grad=value.requires_grad if self.grad != GRAD_OFF else False,
+            result = self.tensors.new_tensor(self, requires_grad=value.requires_grad if self.grad != GRAD_OFF else False,
                                      is_leaf=not value.requires_grad if value.requires_grad is not None else None,
                                      origin=small, created_by="an augmented assignment", history=value.history)
         elif isinstance(target_value, Literal) and isinstance(value, Literal):
-            result = self.literal_binop(target_value, value, op.replace("Assign", ""))
+            result = self.expressions.literal_binop(self, target_value, value, op.replace("Assign", ""))
         if type(small.target) is cst.Name:
             self.env[small.target.value] = result
             self.params.discard(small.target.value)
@@ -730,8 +757,6 @@ def _names_in(expr) -> list[str]:
 
 
 def _is_guard(test: cst.BaseExpression) -> bool:
-    from .expressions import words
-
     return any(word in w for w in words(test) for word in GUARD_WORDS)
 
 

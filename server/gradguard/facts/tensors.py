@@ -42,23 +42,28 @@ def flat_tensors(values) -> list:
     return out
 
 
-class TensorOpsMixin:
-    def new_tensor(self, *, requires_grad, is_leaf, origin, created_by, history=EMPTY, name="",
+class Tensors:
+    """The model of tensors and their version counters: new tensors, views and `detach()` (sharing a counter), writes
+    (immediate errors, version bumps), saves for backward, `backward()` freeing graphs, and `check_history`, which
+    turns a stale, freed or silently overwritten save into a `Problem`. It knows values, not code: the interpreter
+    hands it evaluated operands, and the scope it is given is the context of the event (`EVENT_CONTEXT`)."""
+
+    def new_tensor(self, scope, *, requires_grad, is_leaf, origin, created_by, history=EMPTY, name="",
                    owners=EMPTY) -> Tensor:
         t = Tensor(Counter(), Storage(), requires_grad, is_leaf, origin=origin, created_by=created_by,
                    history=history, name=name, owners=owners)
-        if self.inference is not None:
-            t.inference_call = self.inference
-            t.inference_top = self.top
+        if scope.inference is not None:
+            t.inference_call = scope.inference
+            t.inference_top = scope.top
             t.inference_origin = origin
         return t
 
-    def set_requires_grad(self, t: Tensor, value) -> None:
+    def set_requires_grad(self, scope, t: Tensor, value) -> None:
         """`x.requires_grad = flag` (and `requires_grad_(flag)`): only leaves change; unknown flags make it unknown."""
         if t.is_leaf is False:
             return
         flag = value.value if isinstance(value, Literal) and isinstance(value.value, bool) else None
-        if len(self.path) > len(self.base_path):
+        if len(scope.path) > len(scope.base_path):
             flag = flag if t.requires_grad == flag else None  # on some paths only
         if t.module_params is not None:
             owner = t.module_params
@@ -68,40 +73,40 @@ class TensorOpsMixin:
             t.is_leaf = True
 
     # ---- views ----------------------------------------------------------
-    def view_of(self, t: Tensor, node, kind: str) -> Tensor:
+    def view_of(self, scope, t: Tensor, node, kind: str) -> Tensor:
         if kind == "detach":
             return Tensor(t.counter, t.storage, False, True, origin=node, created_by="`.detach()`",
                           view_of=t, view_kind="detach", name=f"{t.name}.detach()" if t.name else "",
                           shape=t.shape)
-        rg = t.requires_grad if self.grad != GRAD_OFF else False
+        rg = t.requires_grad if scope.grad != GRAD_OFF else False
         v = Tensor(t.counter, t.storage, rg, None if rg is None else not rg, origin=node,
                    created_by="a view" if kind != "index" else "indexing (a view)",
                    history=t.history if rg else EMPTY,
-                   view_of=t, view_kind=kind, view_in_no_grad=self.grad == GRAD_OFF or t.view_in_no_grad)
+                   view_of=t, view_kind=kind, view_in_no_grad=scope.grad == GRAD_OFF or t.view_in_no_grad)
         if t.view_kind == "multi":
             v.view_kind = "multi"
         if t.view_kind == "custom_function":
             v.view_kind = "custom_function"
         v.is_parameter = False
         v.module_params = t.module_params
-        v.owners = self.owners_of([t]) if rg is not False else EMPTY
+        v.owners = self.owners_of(scope, [t]) if rg is not False else EMPTY
         v.inference_call, v.inference_top = t.inference_call, t.inference_top
         v.inference_origin = t.inference_origin
         return v
 
-    def _generic_result(self, tensors, node):
+    def _generic_result(self, scope, tensors, node):
         tensors = [t for t in tensors if isinstance(t, Tensor)]
         if not tensors:
             return None
-        if self.grad == GRAD_OFF:
-            return self.new_tensor(requires_grad=False, is_leaf=True, origin=node, created_by="an op under no_grad")
+        if scope.grad == GRAD_OFF:
+            return self.new_tensor(scope, requires_grad=False, is_leaf=True, origin=node, created_by="an op under no_grad")
         rg = True if any(t.requires_grad is True for t in tensors) else (
             None if any(t.requires_grad is None for t in tensors) else False)
         history = SharedSet.union(t.history for t in tensors)
-        return self.new_tensor(requires_grad=rg, is_leaf=None if rg is None else not rg, origin=node,
-                               created_by="an op", history=history, owners=self.owners_of(tensors))
+        return self.new_tensor(scope, requires_grad=rg, is_leaf=None if rg is None else not rg, origin=node,
+                               created_by="an op", history=history, owners=self.owners_of(scope, tensors))
 
-    def owners_of(self, tensors) -> SharedSet:
+    def owners_of(self, scope, tensors) -> SharedSet:
         """The parameter groups a backward through these tensors reaches (their .grad gets filled)."""
         parts = []
         for t in tensors:
@@ -110,11 +115,11 @@ class TensorOpsMixin:
                 parts.append((t.module_params if t.module_params is not None else t,))
         return SharedSet.union(parts)
 
-    def apply_op(self, row: OpRow | None, args, node, keywords=None, op_name: str = ""):
+    def apply_op(self, scope, row: OpRow | None, args, node, keywords=None, op_name: str = ""):
         keywords = keywords or {}
         out = keywords.get("out")
         if out is not None and isinstance(out[0], Tensor):
-            return self.out_write(out[0], args, node, op_name)
+            return self.out_write(scope, out[0], args, node, op_name)
         tensors = [a for a in args if isinstance(a, Tensor)]
         if not tensors and any(isinstance(a, Seq) for a in args):
             tensors = flat_tensors(args)  # torch.cat / torch.stack of a list of tensors
@@ -123,7 +128,7 @@ class TensorOpsMixin:
             if type(node) is cst.Call:
                 for arg in node.args:
                     if type(arg.value) is cst.Name:
-                        p = self.materialize_param(arg.value)
+                        p = scope.materialize_param(arg.value)
                         if p is not None:
                             tensors.append(p)
             if not tensors:
@@ -131,46 +136,46 @@ class TensorOpsMixin:
         inplace = keywords.get("inplace")
         if inplace is not None and isinstance(inplace[0], Literal) and inplace[0].value is True:
             first = tensors[0]
-            self.write(first, node, self.stmt, op=f"{op_name}(inplace=True)", kind="inplace_arg")
-            self.save_inplace_result(first, row, op_name, node)
+            self.write(scope, first, node, scope.stmt, op=f"{op_name}(inplace=True)", kind="inplace_arg")
+            self.save_inplace_result(scope, first, row, op_name, node)
             return first
         if row is None:
-            return self._generic_result(tensors, node)
-        result = self._generic_result(tensors, node)
+            return self._generic_result(scope, tensors, node)
+        result = self._generic_result(scope, tensors, node)
         # an op's output follows its inputs' layout: contiguous when they all are (matmul, cat: always)
         result.contiguous = row.op in ("matmul", "linear", "addmm", "cat") or all(t.contiguous for t in tensors)
-        if self.grad == GRAD_OFF:
-            return self._tuple_result(row, result, tensors, node, op_name, set()) if row.outputs else result
+        if scope.grad == GRAD_OFF:
+            return self._tuple_result(scope, row, result, tensors, node, op_name, set()) if row.outputs else result
         saves = set()
         if row.saves_input == "self":
             if tensors[0].requires_grad is True and args and args[0] is tensors[0]:
-                saves.add(self.save(tensors[0], op_name, node, "input"))
+                saves.add(self.save(scope, tensors[0], op_name, node, "input"))
         elif row.saves_input == "operands":
             for i, t in enumerate(tensors):
                 if any(o.requires_grad is True for j, o in enumerate(tensors) if j != i):
-                    saves.add(self.save(t, op_name, node, "input"))
+                    saves.add(self.save(scope, t, op_name, node, "input"))
         elif row.saves_input == "all":
             if any(t.requires_grad is True for t in tensors):
                 for t in tensors:
-                    saves.add(self.save(t, op_name, node, "input"))
+                    saves.add(self.save(scope, t, op_name, node, "input"))
         if row.outputs:
-            return self._tuple_result(row, result, tensors, node, op_name, saves)
+            return self._tuple_result(scope, row, result, tensors, node, op_name, saves)
         if saves:
             result.history = result.history | saves
         if row.saves_output and result.requires_grad is True:
-            result.history = result.history | {self.save(result, op_name, node, "output")}
+            result.history = result.history | {self.save(scope, result, op_name, node, "output")}
         result.created_by = f"`{op_name}`"
         return result
 
-    def _tuple_result(self, row: OpRow, first: Tensor, tensors, node, op_name: str, saves: set) -> Seq:
+    def _tuple_result(self, scope, row: OpRow, first: Tensor, tensors, node, op_name: str, saves: set) -> Seq:
         """`L, Q = torch.linalg.eigh(a)`: one tensor per output of the op's single node, each saved as the op table
         says; a backward through any of them runs that node, so each carries all of its saves."""
-        items = [first] + [self._generic_result(tensors, node) for _ in row.outputs[1:]]
+        items = [first] + [self._generic_result(scope, tensors, node) for _ in row.outputs[1:]]
         for k, kind in enumerate(row.outputs):
-            if kind == "nograd" or self.grad == GRAD_OFF:
-                items[k] = self.new_tensor(requires_grad=False, is_leaf=True, origin=node, created_by=f"`{op_name}`")
+            if kind == "nograd" or scope.grad == GRAD_OFF:
+                items[k] = self.new_tensor(scope, requires_grad=False, is_leaf=True, origin=node, created_by=f"`{op_name}`")
             elif kind == "saved" and items[k].requires_grad is True:
-                s = self.save(items[k], op_name, node, "output")
+                s = self.save(scope, items[k], op_name, node, "output")
                 s.tuple_index = k
                 saves.add(s)
             items[k].created_by = f"`{op_name}`"
@@ -180,43 +185,43 @@ class TensorOpsMixin:
                     item.history = item.history | saves
         return Seq(items)
 
-    def save_inplace_result(self, t: Tensor, row: OpRow | None, op_name: str, node) -> None:
+    def save_inplace_result(self, scope, t: Tensor, row: OpRow | None, op_name: str, node) -> None:
         """An in-place op whose backward needs its result (relu_, sigmoid_, ...) saves the written tensor."""
         saves = (row is not None and row.saves_output) or _activation_key(op_name) in INPLACE_SAVES_RESULT
         if t.counter.writes and t.counter.writes[-1].raises:
             return  # torch refused the write (a leaf, a multi-output view): the op never ran, nothing was saved
-        if saves and self.grad != GRAD_OFF and t.requires_grad:
-            t.history = t.history | {self.save(t, op_name, node, "output")}
+        if saves and scope.grad != GRAD_OFF and t.requires_grad:
+            t.history = t.history | {self.save(scope, t, op_name, node, "output")}
 
-    def out_write(self, out: Tensor, positional, node, q: str, factory: bool = False):
+    def out_write(self, scope, out: Tensor, positional, node, q: str, factory: bool = False):
         name = q.rsplit(".", 1)[-1]
         detail = {"op": name, "error_op": "aten::" + name if factory else name}  # how torch names factories there
-        w = self.write(out, node, self.stmt, op=f"{name}(out=...)", kind="out")
+        w = self.write(scope, out, node, scope.stmt, op=f"{name}(out=...)", kind="out")
         needs_grad = any(t.requires_grad for t in flat_tensors(positional)) or out.requires_grad
-        if needs_grad and self.grad == GRAD_ON and not self.guarded:
+        if needs_grad and scope.grad == GRAD_ON and not scope.guarded:
             w.raises = True
-            self._problem(Problem("out-grad", node, self.stmt, tensor=out, write=w, detail=detail))
-        elif out.base.is_leaf is True and out.base.requires_grad is True and self.grad == GRAD_UNKNOWN \
-                and not self.guarded:
+            scope._problem(Problem("out-grad", node, scope.stmt, tensor=out, write=w, detail=detail))
+        elif out.base.is_leaf is True and out.base.requires_grad is True and scope.grad == GRAD_UNKNOWN \
+                and not scope.guarded:
             # a helper writing a parameter through `out=`: an error for the callers that run it with grad on
             w.raises = True
-            self._problem(Problem("out-grad", node, self.stmt, tensor=out, write=w, detail=detail), GRAD_UNKNOWN)
+            scope._problem(Problem("out-grad", node, scope.stmt, tensor=out, write=w, detail=detail), GRAD_UNKNOWN)
         return None if w.raises else out  # the call raised: nothing chained on it runs
 
     # ---- writes ---------------------------------------------------------
-    def write(self, t: Tensor, node, stmt, *, op: str, kind: str, value=None, module_ctor=None) -> Write:
+    def write(self, scope, t: Tensor, node, stmt, *, op: str, kind: str, value=None, module_ctor=None) -> Write:
         """Record an in-place write on `t` and the problems it proves."""
-        w = Write(self.new_seq(), node, stmt, op, kind, 0, self.path, target_name=t.name, module_ctor=module_ctor,
-                  top=self.top)
-        w.loops = tuple(f.node for f in self.loops)
-        if self.option_condition:
-            self.facts.option_conditions[id(node)] = self.facts.option_conditions[id(stmt)] = self.option_condition
+        w = Write(scope.new_seq(), node, stmt, op, kind, 0, scope.path, target_name=t.name, module_ctor=module_ctor,
+                  top=scope.top)
+        w.loops = tuple(f.node for f in scope.loops)
+        if scope.option_condition:
+            scope.facts.option_conditions[id(node)] = scope.facts.option_conditions[id(stmt)] = scope.option_condition
         if t.view_kind == "detach":
             w.via = "detach"
         elif t.view_of is not None:
             w.via = "view"
-        grad = self.grad
-        if self.guarded and grad != GRAD_OFF:
+        grad = scope.grad
+        if scope.guarded and grad != GRAD_OFF:
             # inside `if self.training:` grad mode is unknown, unless the arm itself says `with torch.no_grad():`
             grad = GRAD_UNKNOWN
         base = t.base
@@ -229,17 +234,17 @@ class TensorOpsMixin:
         if t.overlapping and (w.kind in ("method", "augassign") and w.op.rstrip("()") not in FILL_LIKE
                               or w.kind == "setitem" and _selects_broadcast_dim(w.node, t.broadcast_dims)):
             w.raises = True
-            self._problem(Problem("expand-write", w.node, w.stmt, tensor=t, write=w))
+            scope._problem(Problem("expand-write", w.node, w.stmt, tensor=t, write=w))
             t.counter.write(w)
             return w
-        if base.inference_call is not None and self.inference is None and not self.guarded:
+        if base.inference_call is not None and scope.inference is None and not scope.guarded:
             w.raises = True
-            self._problem(Problem("inference-write", w.node, w.stmt, tensor=base, write=w))
+            scope._problem(Problem("inference-write", w.node, w.stmt, tensor=base, write=w))
             t.counter.write(w)
             return w
         # Immediate errors, raised at the write itself (for `out=`, torch first refuses out= under autograd: out_write)
         if grad != GRAD_OFF and kind != "out":
-            self._check_immediate(t, base, w, grad, value)
+            self._check_immediate(scope, t, base, w, grad, value)
         t.counter.write(w)
         # A tensor that receives a value requiring grad joins the graph.
         if isinstance(value, Tensor) and value.requires_grad and grad == GRAD_ON and not (t.is_leaf and t.requires_grad):
@@ -251,27 +256,27 @@ class TensorOpsMixin:
             t.history = t.history | value.history
         return w
 
-    def _check_immediate(self, t: Tensor, base: Tensor, w: Write, grad: str, value) -> None:
+    def _check_immediate(self, scope, t: Tensor, base: Tensor, w: Write, grad: str, value) -> None:
         leaf_rg = base.is_leaf is True and base.requires_grad is True
         if leaf_rg:
             local = base.origin is not None and not base.is_parameter and base.created_by.startswith("torch.")
             certain = GRAD_ON if (grad == GRAD_ON or local) else GRAD_UNKNOWN
             w.raises = certain == GRAD_ON
-            if t is base and (w.kind != "setitem" or self._writes_the_base(w.node)):
-                self._problem(Problem("leaf-write", w.node, w.stmt, tensor=base, write=w), certain)
+            if t is base and (w.kind != "setitem" or self._writes_the_base(scope, w.node)):
+                scope._problem(Problem("leaf-write", w.node, w.stmt, tensor=base, write=w), certain)
             else:
-                self._problem(Problem("leaf-view-write", w.node, w.stmt, tensor=base, write=w), certain)
+                scope._problem(Problem("leaf-view-write", w.node, w.stmt, tensor=base, write=w), certain)
             return
         if t.view_kind == "multi" and base.requires_grad is True and grad == GRAD_ON:
             w.raises = True
-            self._problem(Problem("multi-view-write", w.node, w.stmt, tensor=t, write=w))
+            scope._problem(Problem("multi-view-write", w.node, w.stmt, tensor=t, write=w))
             return
         if (t.view_in_no_grad and grad == GRAD_ON and not t.view_kind == "detach"
                 and (base.requires_grad is True or (isinstance(value, Tensor) and value.requires_grad is True))):
             w.raises = True
-            self._problem(Problem("no-grad-view-write", w.node, w.stmt, tensor=t, write=w))
+            scope._problem(Problem("no-grad-view-write", w.node, w.stmt, tensor=t, write=w))
 
-    def _writes_the_base(self, target) -> bool:
+    def _writes_the_base(self, scope, target) -> bool:
         """`w[:] = v`, `w[...] = v`, `w[mask] = v`, `w[idx] = v` write the leaf itself (torch: "a leaf Variable");
         `w[0] = v`, `w[:, 1] = v`, `w[0:2] = v` go through a view of it ("a view of a leaf Variable"). Probed on
         torch 2.13; a slice with bounds that happens to cover the whole dimension is not claimed either way."""
@@ -283,31 +288,31 @@ class TensorOpsMixin:
             return True
         if len(elements) == 1 and type(elements[0]) is cst.Index:
             value = elements[0].value
-            return type(value) is cst.List or isinstance(self.facts.expr_values.get(id(value)), Tensor)
+            return type(value) is cst.List or isinstance(scope.facts.expr_values.get(id(value)), Tensor)
         return False
 
     # ---- saves and backward ---------------------------------------------
-    def save(self, t: Tensor, op: str, node, what: str) -> Save:
-        if t.inference_call is not None and self.inference is None and self.grad == GRAD_ON and not self.guarded:
+    def save(self, scope, t: Tensor, op: str, node, what: str) -> Save:
+        if t.inference_call is not None and scope.inference is None and scope.grad == GRAD_ON and not scope.guarded:
             detail = {"op": op}
-            site = self.argument_site(t)
+            site = self.argument_site(scope, t)
             if site is not None:
                 detail["site"] = site
-            self._problem(Problem("inference-save", node, self.stmt, tensor=t, detail=detail))
-        s = Save(self.new_seq(), t.counter, t.storage, t.counter.version, op, node, self.stmt, self.path,
+            scope._problem(Problem("inference-save", node, scope.stmt, tensor=t, detail=detail))
+        s = Save(scope.new_seq(), t.counter, t.storage, t.counter.version, op, node, scope.stmt, scope.path,
                  t.name, what, via_index=t.view_kind == "index",
-                 loop=self.loops[-1].node if self.loops else None,
-                 iteration=self.loops[-1].iteration if self.loops else 0, top=self.top,
-                 expr=t.origin if not t.name else None, tensor=t, layer_call=self.layer_call_site,
-                 call_chain=self.call_chain(), scope_id=self.serial,
-                 loop_passes=tuple((f.node, f.start_seq, f.iteration) for f in self.loops))
-        self.facts.saves.append(s)
+                 loop=scope.loops[-1].node if scope.loops else None,
+                 iteration=scope.loops[-1].iteration if scope.loops else 0, top=scope.top,
+                 expr=t.origin if not t.name else None, tensor=t, layer_call=scope.layer_call_site,
+                 call_chain=scope.call_chain(), scope_id=scope.serial,
+                 loop_passes=tuple((f.node, f.start_seq, f.iteration) for f in scope.loops))
+        scope.facts.saves.append(s)
         return s
 
-    def forward_site(self, s: Save):
+    def forward_site(self, scope, s: Save):
         """Where the forward that saved `s` ran, in this function or the nearest one that called it: the call
         `d_fake = self.D(fake)` rather than the `nn.Linear(...)` built in the discriminator's __init__."""
-        mine = {scope.serial for scope in self.ancestors()}
+        mine = {scope.serial for scope in scope.ancestors()}
         if s.scope_id in mine:
             return s.layer_call
         for node, top, caller in s.call_chain:
@@ -315,26 +320,26 @@ class TensorOpsMixin:
                 return (node, top)
         return None
 
-    def backward(self, t: Tensor, node, retain: bool) -> None:
-        self.run.saw_backward = True
-        if self.loops:
-            self.run.loop_backward = True
-        self.check_history(t, node, kind="backward")
-        for m in self._modules_in(t.history):
+    def backward(self, scope, t: Tensor, node, retain: bool) -> None:
+        scope.run.saw_backward = True
+        if scope.loops:
+            scope.run.loop_backward = True
+        self.check_history(scope, t, node, kind="backward")
+        for m in self._modules_in(scope, t.history):
             m.grads = True
-        for owner in self.owners_of([t]):
+        for owner in self.owners_of(scope, [t]):
             if hasattr(owner, "grads"):
                 owner.grads = True
         if not retain:
             for s in t.history:
                 if s.freed_by is None:
                     s.freed_by = node
-                    s.freed_top = self.top
-                    s.freed_path = self.path
-                    s.freed_loops = tuple(f.node for f in self.loops)
-                    s.freed_scopes = frozenset(a.serial for a in self.ancestors())
+                    s.freed_top = scope.top
+                    s.freed_path = scope.path
+                    s.freed_loops = tuple(f.node for f in scope.loops)
+                    s.freed_scopes = frozenset(a.serial for a in scope.ancestors())
 
-    def _modules_in(self, history):
+    def _modules_in(self, scope, history):
         seen = {}  # by identity, in order (a list's `in` made a backward through N layers cost N^2)
         for s in history:
             owner = s.counter.owner
@@ -342,47 +347,47 @@ class TensorOpsMixin:
                 seen.setdefault(id(owner), owner)
         return list(seen.values())
 
-    def escape(self, value, node) -> None:
+    def escape(self, scope, value, node) -> None:
         """A value leaves a function analysed on its own: the caller will run backward on it."""
-        if self.kind != "function" or self.inlined:
+        if scope.kind != "function" or scope.inlined:
             return
-        if self.run.saw_backward:
+        if scope.run.saw_backward:
             return  # a training step that back-propagated itself returns its outputs for logging, not for backward
-        first = len(self.run.created)
+        first = len(scope.run.created)
         values = value.items if isinstance(value, Seq) and value.items else [value]
         for v in values:
             if isinstance(v, Tensor) and v.requires_grad is True:
-                self.check_history(v, node, kind="return")
-        name = getattr(self.function, "name", None)
-        for problem in self.run.created[first:]:
+                self.check_history(scope, v, node, kind="return")
+        name = getattr(scope.function, "name", None)
+        for problem in scope.run.created[first:]:
             # kept only while no code of this file calls the function (FileAnalysis.run drops the others: the
             # calls in this file are interpreted with their real arguments and say what happens to the result)
             problem.detail = {**problem.detail, "escape_of": name.value if name is not None else ""}
 
-    def check_history(self, t: Tensor, use, kind: str) -> None:
+    def check_history(self, scope, t: Tensor, use, kind: str) -> None:
         for s in sorted(t.history, key=lambda s: s.seq):
             if s.freed_by is not None and kind == "backward":
-                carry = self._carry_for(s, s.freed_loops)
+                carry = self._carry_for(scope, s, s.freed_loops)
                 if carry is not None:
-                    self._problem(Problem("freed-graph", carry.stmt, carry.stmt, tensor=t, save=s, use=use,
+                    scope._problem(Problem("freed-graph", carry.stmt, carry.stmt, tensor=t, save=s, use=use,
                                           carry=carry.stmt, carry_target=carry.name, carry_value=carry.value_node,
                                           detail={"freed_by": s.freed_by, "carry": carry}, top=carry.top))
-                elif (s.freed_by is not use or self._saved_before_loop(s) or self._saved_in_earlier_pass(s)) \
-                        and _compatible(s.path, self.path) and _compatible(s.freed_path, self.path):
+                elif (s.freed_by is not use or self._saved_before_loop(scope, s) or self._saved_in_earlier_pass(scope, s)) \
+                        and _compatible(s.path, scope.path) and _compatible(s.freed_path, scope.path):
                     detail = {"freed_by": s.freed_by, "freed_top": getattr(s, "freed_top", None)}
-                    if s.freed_by is use and not self._saved_before_loop(s):
+                    if s.freed_by is use and not self._saved_before_loop(scope, s):
                         detail["earlier_pass"] = True  # kept from an earlier pass (a list, an attribute) and freed there
-                    forward = self.forward_site(s)
+                    forward = self.forward_site(scope, s)
                     if forward is not None:
                         detail["forward"] = forward
-                    if self.serial not in s.freed_scopes:
+                    if scope.serial not in s.freed_scopes:
                         # this backward runs inside a helper (`def gdpp_loss(...): loss.backward()`): the call of
                         # that helper, next to the backward that freed the graph, is the ordering that fails
-                        for node, top, caller in self.call_chain():
+                        for node, top, caller in scope.call_chain():
                             if caller.serial in s.freed_scopes:
                                 detail["site"] = (node, top)
                                 break
-                    self._problem(Problem("second-backward", use, self.stmt, tensor=t, save=s, use=use,
+                    scope._problem(Problem("second-backward", use, scope.stmt, tensor=t, save=s, use=use,
                                           detail=detail))
                 continue
             if s.counter.version != s.version:
@@ -391,17 +396,17 @@ class TensorOpsMixin:
                         continue
                     if w.via == "data" or w.raises:
                         continue
-                    carries = self._carries_for(s, w.loops) if w.kind == "step" else []
+                    carries = self._carries_for(scope, s, w.loops) if w.kind == "step" else []
                     for carry in carries or [None]:
                         detail = {"carry": carry} if carry else {}
                         detail["version_at_use"] = s.counter.version  # what torch prints as "is at version N"
-                        site = self._step_site(w)
+                        site = self._step_site(scope, w)
                         if site is not None:
                             detail["site"] = site
-                        forward = self.forward_site(s)
+                        forward = self.forward_site(scope, s)
                         if forward is not None:
                             detail["forward"] = forward
-                        self._problem(Problem("stale-save", w.node, w.stmt, tensor=t, write=w, save=s, use=use,
+                        scope._problem(Problem("stale-save", w.node, w.stmt, tensor=t, write=w, save=s, use=use,
                                               carry=carry.stmt if carry else None,
                                               carry_target=carry.name if carry else "",
                                               carry_value=carry.value_node if carry else None,
@@ -410,24 +415,24 @@ class TensorOpsMixin:
             else:
                 for w in s.storage.silent_writes:
                     if w.seq > s.seq and _compatible(s.path, w.path):
-                        self._problem(Problem("silent-write", w.node, w.stmt, tensor=t, write=w, save=s, use=use))
+                        scope._problem(Problem("silent-write", w.node, w.stmt, tensor=t, write=w, save=s, use=use))
                         break
 
-    def argument_site(self, t: Tensor):
+    def argument_site(self, scope, t: Tensor):
         """When `t` reached this function as an argument (through same-file calls): the call, in the function that
         had it, that passed it in (`model(outputs)` rather than the `self.tok(input_ids)` inside forward, which
         is right for other inputs); None when `t` belongs to this function."""
-        site, scope = None, self
+        site = None
         while scope.call_site is not None and scope.parent is not None \
                 and any(a.counter is t.counter for a in scope.call_args):
             site, scope = scope.call_site, scope.parent
         return site
 
-    def _step_site(self, w):
+    def _step_site(self, scope, w):
         """For a step inside a helper (`def update(opt, loss): ...; opt.step()`): the call of that helper in the
         function that also runs this backward, where the ordering that fails is written; None when the step is
         written there itself."""
-        mine = {scope.serial for scope in self.ancestors()}
+        mine = {scope.serial for scope in scope.ancestors()}
         if not w.call_chain or w.scope_id in mine:
             return None  # the step is written in this function (or one that called it): report it where it is
         for node, top, caller in w.call_chain:
@@ -435,32 +440,32 @@ class TensorOpsMixin:
                 return (node, top)
         return None
 
-    def _saved_in_earlier_pass(self, s: Save) -> bool:
+    def _saved_in_earlier_pass(self, scope, s: Save) -> bool:
         """`s` was saved in an earlier pass of a loop that is still running this backward: the graph of that pass
         was kept (`self.log_probs.append(...)` never cleared, a list of losses) and this same backward freed it."""
-        running = {(f.node, f.start_seq): f.iteration for f in self.loops}
+        running = {(f.node, f.start_seq): f.iteration for f in scope.loops}
         return any(running.get((node, start), -1) > it for node, start, it in s.loop_passes)
 
-    def _saved_before_loop(self, s: Save) -> bool:
+    def _saved_before_loop(self, scope, s: Save) -> bool:
         """The same backward() in a later iteration reaches `s`, saved before the loop by a tensor the loop reads
         on every pass (`feats = f(x)` above `for y in ys: loss(feats, y).backward()`), not one of its elements."""
-        if not self.loops:
+        if not scope.loops:
             return False
-        frame = self.loops[-1]
+        frame = scope.loops[-1]
         return s.seq < frame.start_seq and frame.iteration > 0 and s not in frame.element_saves
 
-    def _carries_for(self, s: Save, loops: tuple) -> list:
+    def _carries_for(self, scope, s: Save, loops: tuple) -> list:
         """Carried state through which the next iteration reaches the graph holding `s` (one per name): state
         carried by a loop that also ran the write or the backward (`loops`); a loop over layers that ends before
         them carries nothing across them."""
         found: dict = {}
-        for carry in self.run.carries:
+        for carry in scope.run.carries:
             if carry.used and s in carry.history and carry.name not in found and carry.loop in loops:
                 found[carry.name] = carry
         return list(found.values())
 
-    def _carry_for(self, s: Save, loops: tuple):
-        carries = self._carries_for(s, loops)
+    def _carry_for(self, scope, s: Save, loops: tuple):
+        carries = self._carries_for(scope, s, loops)
         return carries[0] if carries else None
 
 
