@@ -14,7 +14,7 @@ from .config import Config
 from .facts.analysis import FileAnalysis
 from .findings import Finding, ParseNote, Report
 from .noqa import suppressed_codes
-from .parse import ParseCache, ParsedBlock, block_shape
+from .parse import ParseCache, ParsedBlock, block_shape, screen_blocks
 from .rules import RuleContext, all_rules
 from .source import Source, Span, split_blocks_after_edit, split_statements
 
@@ -34,6 +34,7 @@ class Engine:
         # once: cached CST nodes would only make every garbage collection walk millions of live objects
         # (measured on timm: +27% CPU with 256 cached blocks).
         self.editor = editor
+        self.prescreen = not editor  # leave out of the analysis the blocks no finding can involve (parse.screen_blocks)
         self.cache = cache or ParseCache(5000 if editor else 16)
         # (id(block module), file context) -> (module, Facts of that block's functions); the module is kept
         # in the value so that an id is never reused for another module while its entry lives.
@@ -78,23 +79,28 @@ class Engine:
             self._fit_caches(len(source.blocks))
         report = Report(path)
         report.source = source
-        parsed = []
-        for block in source.blocks:
-            parsed.extend(self._parse_block(block))
+        # Blocks that cannot take part in a finding are checked by CPython's parser only (a batch run; an editor
+        # parses every block: hover describes the names of code that cannot go wrong too).
+        left_out = screen_blocks(source.blocks) if self.prescreen else {}
+        parsed, lazy = [], []
+        for i, block in enumerate(source.blocks):
+            entry = left_out.get(i)
+            if entry is not None:
+                entry.on_failure = lambda failed, block=block: _note(report, block, failed)
+                lazy.append(ParsedBlock(block, entry))
+            else:
+                parsed.extend(self._parse_block(block))
         for pb in parsed:
             if pb.module is None:
-                line, col = pb.parsed.error_at
-                start = pb.block.start_line + line
-                report.parse_notes.append(
-                    ParseNote(Span(start, col, start, col), f"{pb.error} ({_lines(pb.block)} not analysed)")
-                )
+                _note(report, pb.block, pb.parsed)
         good = [pb for pb in parsed if pb.module is not None]
-        analysis = self._facts(path, good, report)
+        analysis = self._facts(path, good, report, [pb.block.text for pb in lazy])
         if analysis is None:
             return report
         facts = analysis.facts
-        modules = [pb.module for pb in good]
-        locator = Locator(source, good, modules)
+        if lazy:
+            good = sorted(good + lazy, key=lambda pb: pb.block.start_line)
+        locator = Locator(source, good, None)
         facts.locator = locator
         report.facts = facts
         ctx = RuleContext(source=source, facts=facts, locator=locator, lang=lang)
@@ -135,18 +141,21 @@ class Engine:
         if self.block_index.size < 2 * needed:
             self.block_index.size = 2 * needed  # two entries per block
 
-    def _facts(self, path: str, good: list[ParsedBlock], report: Report) -> FileAnalysis | None:
+    def _facts(self, path: str, good: list[ParsedBlock], report: Report,
+               left_out: list[str] = ()) -> FileAnalysis | None:
         """One Facts pass over the parsed blocks; returns the analysis that ran it, its `facts` filled in. A block
         too deep for the recursive interpreter (a RecursionError) is left out with a note and the pass re-run,
         deepest block first, so one deep expression costs its own block, not the file's findings. Removes
-        left-out blocks from `good`."""
+        left-out blocks from `good`. `left_out`: the texts of blocks the pre-screen kept out of the pass (the
+        names they call still count: a problem escaping to a caller is not reported where the file calls it)."""
+        left_out_calls = set().union(*(CALLED_NAME.findall(text) for text in left_out))
         for _attempt in range(12):
             modules = [pb.parsed.module for pb in good]
             hot = [pb.parsed.hot(pb.block.text) for pb in good]
             quiet = {id(module) for module, is_hot in zip(modules, hot) if not is_hot}
             hot_text = "".join(pb.block.text for pb, is_hot in zip(good, hot) if is_hot)
             try:
-                called = set().union(*(self._called_in(pb) for pb in good))
+                called = set().union(left_out_calls, *(self._called_in(pb) for pb in good))
                 analysis = FileAnalysis(modules, quiet, self.block_facts, block_index=self.block_index,
                                         external_classes=lambda full: self.imported_class(path, full),
                                         hot_text=hot_text, called_names=called, describe_quiet=self.editor,
@@ -323,6 +332,13 @@ def _inside(path: str, root: str) -> bool:
     return path == root or path.startswith(root + os.sep) or path.startswith(root + "/")
 
 
+def _note(report: Report, block, parsed) -> None:
+    """The parse note of a block that did not parse: where CPython (or libcst) says, and the lines left out."""
+    line, col = parsed.error_at
+    start = block.start_line + line
+    report.parse_notes.append(ParseNote(Span(start, col, start, col), f"{parsed.error} ({_lines(block)} not analysed)"))
+
+
 def _lines(block) -> str:
     """'lines 3-7' or 'line 3' (1-based, as users count)."""
     # trailing blank lines (and the empty line after the last newline) belong to the block but hold no code
@@ -402,11 +418,28 @@ class Locator:
         self.blocks = blocks
         self._top_block: dict[int, ParsedBlock] = {}
         self._code: dict[int, tuple[cst.CSTNode, str]] = {}  # id(node) -> (node, its code)
+        self._unparsed = []  # blocks the pre-screen left out whose tree no rule has asked for yet
         for pb in blocks:
+            if not getattr(pb.parsed, "parsed_yet", True):
+                self._unparsed.append(pb)
+                continue
             for stmt in pb.module.body:
                 self._top_block[id(stmt)] = pb
 
+    def _take_new_trees(self) -> None:
+        """Index the left-out blocks a rule has parsed since (their nodes can be asked for now)."""
+        still = []
+        for pb in self._unparsed:
+            if pb.parsed.parsed_yet:
+                for stmt in pb.module.body:
+                    self._top_block[id(stmt)] = pb
+            else:
+                still.append(pb)
+        self._unparsed = still
+
     def span(self, node: cst.CSTNode, hint: cst.CSTNode | None = None) -> Span | None:
+        if self._unparsed and id(node) not in self._top_block and (hint is None or id(hint) not in self._top_block):
+            self._take_new_trees()
         if hint is not None:
             pb = self._top_block.get(id(hint))
             if pb is not None:
@@ -422,7 +455,7 @@ class Locator:
                 if found is not None:
                     return found
         for pb in self.blocks:
-            if pb.parsed.positions is None:
+            if pb.parsed.positions is None and getattr(pb.parsed, "parsed_yet", True):
                 found = pb.span(node)
                 if found is not None:
                     return found

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import re
+import threading
 import warnings
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -20,7 +21,28 @@ from .source import Block, Span
 
 # Text that any problem needs somewhere in its block: an in-place write (`x_(`, `+=`, `x[i] =`, `out=`,
 # `inplace`), an optimizer step, a backward() or `.data`. Blocks without it are parsed but not interpreted.
-WRITE_HINT = re.compile(r"[A-Za-z0-9]_\(|[-+*/@%&|^]=|\]\s*=[^=]|\bout\s*=|inplace|\.step\(|backward|\.data\b")
+# Each alternative starts with a literal character, so the regex engine skips ahead to candidates (a leading
+# `[A-Za-z0-9]` or `\b` was tried at every letter): `x_(` is found at its `_`, `out =` at its `o`.
+WRITE_HINT = re.compile(r"_(?<=[A-Za-z0-9]_)\(|[-+*/@%&|^]=|\]\s*=[^=]|out(?<!\wout)\s*=|inplace|\.step\(|backward"
+                        r"|\.data\b")
+
+
+# Beyond WRITE_HINT, what the analysis keys on to find or shape a problem: its per-function hints (in-place
+# layers by position, autograd.grad, retain/create_graph) and what makes a layer or a tensor special
+# (requires_grad, inference mode, grad modes, hooks). A def/class block with none of these nor WRITE_HINT, that
+# no analysed block names, cannot take part in a finding (see `screen_blocks`).
+REACH_EXTRA = re.compile(
+    r"<<=|>>=|_(?<=[A-Za-z0-9]_)\s*\(|retain_graph|create_graph|requires_grad|inference_mode|no_grad|enable_grad"
+    r"|set_grad_enabled|_hook|autograd|detach|step(?<!\wstep)(?!\w)|grad(?<!\wgrad)(?!\w)|data(?<!\wdata)(?!\w)"
+    r"|copy(?<!\wcopy)(?!\w)"
+    # layers in place by a positional flag; a name that only ends so (`GELU(`, `PReLU(`) counts too
+    r"|(?:ReLU6?|LeakyReLU|ELU|SELU|CELU|RReLU|Hardtanh|Threshold|Dropout[123]?d?|AlphaDropout|SiLU|Hardswish"
+    r"|Hardsigmoid|Mish)\(\s*[^)\s]")
+
+
+def reaches(text: str) -> bool:
+    """Whether a block's text has anything a problem needs or the analysis keys on (WRITE_HINT or REACH_EXTRA)."""
+    return bool(WRITE_HINT.search(text) or REACH_EXTRA.search(text))
 
 
 class _Parsed:
@@ -40,6 +62,40 @@ class _Parsed:
         if self._hot is None:
             self._hot = bool(WRITE_HINT.search(text))
         return self._hot
+
+
+class _LazyParsed(_Parsed):
+    """A block the pre-screen left out of the analysis: CPython's parser accepted it, and libcst parses it only if
+    a rule asks for its tree (rules walk every block of a file to word a finding or prove a fix safe)."""
+
+    __slots__ = ("text", "_module", "on_failure")
+
+    def __init__(self, text: str):
+        super().__init__(None, None)
+        self.text = text
+        self._module = None
+        self.on_failure = None  # called with this entry if libcst refuses what CPython accepted
+
+    @property
+    def module(self) -> cst.Module | None:
+        if self._module is None:
+            module, error, *at = _parse_text(self.text)
+            if module is None:
+                self.error = error
+                self.error_at = at[0] if at else (0, 0)
+                if self.on_failure is not None:
+                    self.on_failure(self)
+                module = cst.Module(body=[])
+            self._module = module
+        return self._module
+
+    @module.setter
+    def module(self, value) -> None:  # _Parsed.__init__ sets it
+        self._module = value
+
+    @property
+    def parsed_yet(self) -> bool:
+        return self._module is not None
 
 
 @dataclass
@@ -354,12 +410,34 @@ def _unsafe_for_libcst(text: str) -> str | None:
     return None
 
 
+def _parse_module_unvalidated(text: str) -> cst.Module:
+    """`libcst.parse_module` without each node's `_validate()`: the native parser builds only valid trees, and the
+    checks run in every node's `__post_init__` cost 10-15% of the parse (timm: 12.8 -> 11.5 s). Trees compare equal
+    (tests/test_prescreen.py)."""
+    if _VALIDATE is None:  # a libcst that no longer validates this way
+        return cst.parse_module(text)
+    with _UNVALIDATED:  # one parse at a time: the server parses off its event loop, and restores must not cross
+        cst.CSTNode.__post_init__ = _no_validation
+        try:
+            return cst.parse_module(text)
+        finally:
+            cst.CSTNode.__post_init__ = _VALIDATE
+
+
+def _no_validation(self) -> None:
+    pass
+
+
+_VALIDATE = cst.CSTNode.__dict__.get("__post_init__")
+_UNVALIDATED = threading.Lock()
+
+
 def _parse_text(text: str):
     unsafe = _unsafe_for_libcst(text)
     if unsafe is not None:
         return None, unsafe
     try:
-        return cst.parse_module(text), None
+        return _parse_module_unvalidated(text), None
     except cst.ParserSyntaxError as exc:
         # CPython's own parser names the place and the reason better than libcst's message does.
         try:
@@ -377,3 +455,146 @@ def _parse_text(text: str):
         return None, "too deeply nested to parse"
     except Exception as exc:  # libcst raises a few other types on odd input
         return None, f"cannot parse: {type(exc).__name__}: {exc}"
+
+
+# Plain strings and comments (their text is no code); a string is matched from its quote, and its prefix, if
+# any, read behind it: every alternative starting with a quote or `#` lets the regex engine skip ahead.
+_STRING_OR_COMMENT = re.compile(
+    r"\x27\x27\x27(?:[^\\]|\\.)*?\x27\x27\x27|\x22\x22\x22(?:[^\\]|\\.)*?\x22\x22\x22|\x27(?:[^\x27\\\n]|\\.)*\x27"
+    r"|\x22(?:[^\x22\\\n]|\\.)*\x22|\#[^\n]*",
+    re.DOTALL)
+_FORMAT_PREFIX = re.compile(r"(?<!\w)[rR]?[fFtT][rR]?\Z")  # an f-string's (or t-string's) text holds code
+_WORD = re.compile(r"(?<!\w)[^\W\d]\w*")
+_IMPORT_LINE = re.compile(r"^[ \t]*(?:import|from)[ \t][^\n]*", re.MULTILINE)
+_DEFINED_NAME = re.compile(r"^(?:async[ \t]+)?(?:def|class)[ \t]+([^\W\d]\w*)", re.MULTILINE)
+_DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+_GLOBAL = re.compile(r"\bglobal\s+([^\W\d]\w*(?:\s*,\s*[^\W\d]\w*)*)")
+
+
+def code_words(text: str) -> set[str]:
+    """The identifiers of `text` outside plain strings and comments: a superset of the names its code uses (a
+    name only in `__all__`, a docstring or a config key calls nothing)."""
+
+    def blank(m: re.Match) -> str:
+        at = m.start()
+        if m.group()[0] != "#" and at and text[at - 1] in "fFtTrR" and _FORMAT_PREFIX.search(text, max(0, at - 3), at):
+            return m.group()
+        return " "
+
+    return set(_WORD.findall(_STRING_OR_COMMENT.sub(blank, text)))
+
+
+def screen_blocks(blocks) -> dict[int, "_LazyParsed"]:
+    """The blocks (by index) that cannot take part in any finding, checked by CPython's parser instead of libcst.
+
+    A def/class block is left out when its text has nothing a problem needs (`reaches`), no other block that is
+    analysed names it outside strings and comments (so nothing calls, builds or subclasses it), and nothing of it
+    that runs at definition time (decorators, base classes, class-level statements, calls in defaults) names
+    something this file binds. A file where no block `reaches` runs no code that could go wrong: every block is
+    left out. A block CPython or the depth guard refuses is never left out: libcst's path reports it as before
+    (same note, same position). A left-out block gets a `_LazyParsed`: libcst parses it if a rule walks it."""
+    hot = [reaches(b.text) for b in blocks]
+    if not any(hot):
+        trees = {i: t for i, t in ((i, _cpython_tree(b.text)) for i, b in enumerate(blocks)) if t is not None}
+        return {i: _LazyParsed(blocks[i].text) for i in trees}
+    names: dict[str, list[int]] = {}  # a candidate's name -> its blocks
+    left_out = set()
+    for i, b in enumerate(blocks):
+        if b.is_definition and not hot[i]:
+            head = _DEFINED_NAME.search(b.text)
+            if head is not None:
+                names.setdefault(head.group(1), []).append(i)
+                left_out.add(i)
+    if not left_out:
+        return {}
+    file_names = None
+    trees: dict[int, ast.Module] = {}
+    fresh = [i for i in range(len(blocks)) if i not in left_out]  # analysed blocks not yet read for names
+    while fresh:
+        reached = set()
+        for i in fresh:
+            text = blocks[i].text
+            named = names.keys() & _WORD.findall(text)  # strings and comments too: only then is it worth a closer look
+            if not named:
+                continue
+            for word in code_words(text) & named:
+                reached.update(j for j in names[word] if j != i)
+        reached &= left_out
+        left_out -= reached
+        fresh = list(reached)
+        if fresh:
+            continue
+        # What is left out is checked by CPython, and must be one definition named as its head says, with nothing
+        # run at definition time that reaches the file's own names.
+        for i in sorted(left_out):
+            if i in trees:
+                continue
+            tree = trees[i] = _cpython_tree(blocks[i].text)
+            ok = (tree is not None and len(tree.body) == 1 and type(tree.body[0]) in _DEFINITIONS
+                  and i in names.get(tree.body[0].name, ()))
+            if ok:
+                runs = _definition_time_names(tree.body[0])
+                if runs:
+                    if file_names is None:
+                        file_names = _file_names(blocks, names)
+                    ok = not (runs & file_names)
+            if not ok:
+                fresh.append(i)
+        left_out.difference_update(fresh)
+    return {i: _LazyParsed(blocks[i].text) for i in sorted(left_out)}
+
+
+def _file_names(blocks, candidates: dict) -> set[str]:
+    """A superset of the names the file binds at module level, bar names only imported: every def/class head, the
+    code words of module-level statements that are not imports, and `global` names."""
+    out = set(candidates)
+    for b in blocks:
+        if b.is_definition:
+            head = _DEFINED_NAME.search(b.text)
+            out.update([head.group(1)] if head is not None else code_words(b.text))
+        else:
+            out.update(code_words(_IMPORT_LINE.sub("", b.text)))
+        if "global" in b.text:
+            for m in _GLOBAL.finditer(b.text):
+                out.update(_WORD.findall(m.group(1)))
+    return out
+
+
+def _cpython_tree(text: str) -> ast.Module | None:
+    """CPython's tree of a block the depth guard lets libcst see, or None (refused: libcst's path says why)."""
+    if _unsafe_for_libcst(text) is not None:
+        return None
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tree = compile(text, "<block>", "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    return tree
+
+
+def _definition_time_names(node) -> set[str]:
+    """Names that code of a def/class runs at definition time may reach: decorators, base classes and class
+    keywords, class-level statements (nested classes and methods alike), and calls in defaults."""
+    out: set[str] = set()
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        for deco in current.decorator_list:
+            out.update(n.id for n in ast.walk(deco) if type(n) is ast.Name)
+        if type(current) is ast.ClassDef:
+            for expr in [*current.bases, *(k.value for k in current.keywords)]:
+                out.update(n.id for n in ast.walk(expr) if type(n) is ast.Name)
+            for stmt in current.body:
+                if type(stmt) in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
+                    stack.append(stmt)
+                else:
+                    out.update(n.id for n in ast.walk(stmt) if type(n) is ast.Name)
+        else:
+            for default in [*current.args.defaults, *current.args.kw_defaults]:
+                if default is None:
+                    continue
+                for call in ast.walk(default):
+                    if type(call) is ast.Call:
+                        out.update(n.id for n in ast.walk(call) if type(n) is ast.Name)
+    return out
