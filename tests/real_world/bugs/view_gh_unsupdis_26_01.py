@@ -1,38 +1,44 @@
 import torch
 import torch.nn as nn
-import torch.nn.functional as F
 
 torch.manual_seed(0)
 
 
-class HomographyWarp(nn.Module):
-    def __init__(self, h=8, w=8):
+def _transform(theta, input_dim, out_size, eps=1e-7):
+    num_batch = input_dim.size(0)
+    height, width = out_size
+    theta = theta.reshape(-1, 3, 3)
+    x_t = torch.linspace(-1.0, 1.0, width).repeat(height)
+    y_t = torch.linspace(-1.0, 1.0, height).repeat_interleave(width)
+    ones = torch.ones_like(x_t)
+    grid = torch.stack([x_t, y_t, ones]).unsqueeze(0).expand(num_batch, 3, height * width)
+    T_g = torch.matmul(theta, grid)
+    x_s, y_s, t_s = torch.chunk(T_g, 3, dim=1)
+    t_s_flat = t_s.reshape([-1])
+    t_s_flat[t_s_flat.abs() < eps] = eps
+    x_s_flat = x_s.reshape(-1) / t_s_flat
+    y_s_flat = y_s.reshape(-1) / t_s_flat
+    return torch.stack([x_s_flat, y_s_flat], -1).reshape(num_batch, height, width, 2)
+
+
+class HNet(nn.Module):
+    def __init__(self):
         super().__init__()
-        self.regressor = nn.Sequential(nn.Conv2d(2, 4, 3, stride=2), nn.ReLU(), nn.AdaptiveAvgPool2d(1), nn.Flatten(),
-                                       nn.Linear(4, 8))
-        ys, xs = torch.meshgrid(torch.linspace(-1, 1, h), torch.linspace(-1, 1, w), indexing="ij")
-        self.register_buffer("grid", torch.stack([xs.flatten(), ys.flatten(), torch.ones(h * w)]))
-        self.h, self.w = h, w
+        self.fc = nn.Linear(2 * 8 * 8, 9)
 
-    def forward(self, img1, img2, eps=1e-7):
-        B = img1.size(0)
-        offsets = self.regressor(torch.cat([img1, img2], 1)) * 0.1
-        H = torch.cat([offsets, torch.ones(B, 1)], 1).view(B, 3, 3) + torch.eye(3) - torch.diag(torch.tensor([0.0, 0.0, 1.0]))
-        transformed = H @ self.grid
-        x_s, y_s, t_s = transformed.chunk(3, dim=1)
-        t_s_flat = t_s.reshape(B, -1)
-        t_s_flat[t_s_flat.abs() < eps] = eps
-        x_s_flat = x_s.reshape(B, -1) / t_s_flat
-        y_s_flat = y_s.reshape(B, -1) / t_s_flat
-        sample_grid = torch.stack([x_s_flat, y_s_flat], -1).view(B, self.h, self.w, 2)
-        return F.grid_sample(img1, sample_grid, align_corners=True)
+    def forward(self, img1, img2):
+        feat = torch.cat([img1, img2], 1).flatten(1)
+        H = self.fc(feat) * 0.01 + torch.eye(3).flatten()
+        grid = _transform(H, img1, (8, 8))
+        warped = nn.functional.grid_sample(img2, grid, align_corners=True)
+        return (warped - img1).abs().mean()
 
 
-warp = HomographyWarp()
-opt = torch.optim.Adam(warp.parameters(), lr=1e-4)
+net = HNet()
+opt = torch.optim.Adam(net.parameters(), lr=1e-3)
+img1, img2 = torch.rand(1, 1, 8, 8), torch.rand(1, 1, 8, 8)
 for _ in range(2):
-    img1, img2 = torch.rand(2, 1, 8, 8), torch.rand(2, 1, 8, 8)
-    loss = F.l1_loss(warp(img1, img2), img2)
     opt.zero_grad()
+    loss = net(img1, img2)
     loss.backward()
     opt.step()
