@@ -423,6 +423,12 @@ async function main() {
     log(`problems in cell_numbers.ipynb: ${JSON.stringify(nbProblems)}`);
     check(nbProblems.some((p) => p.code === 'GG101' && p.line === 1 && p.text.includes(`(created on line 2 of cell ${createdCell})`)),
       'the Problems panel names the cell as VS Code numbers it');
+    // the command line on the same notebook: the same cells, in the same words (-P: not the workspace's gradguard/)
+    const bugCell = Number(bugShown.split(' ')[1]);
+    const cliText = spawnSync(ENV_PYTHON, ['-P', '-m', 'gradguard', 'check', '--no-cache', 'cell_numbers.ipynb'], { cwd: ws, encoding: 'utf8' }).stdout;
+    log(`gradguard check cell_numbers.ipynb: ${JSON.stringify(cliText.split('\n').slice(0, 4))}`);
+    check(cliText.startsWith(`cell_numbers.ipynb:cell ${bugCell}:1:1: GG101 `) && cliText.includes(`(created on line 2 of cell ${createdCell})`)
+      && cliText.includes(`= note: line 2 of cell ${createdCell}: `), 'gradguard check names the cells as VS Code numbers them');
     mark('notebookCellNumbers');
     await shot('12-notebook-cell-numbers');
 
@@ -435,6 +441,7 @@ async function main() {
       { tool: 'gradguard_explain', input: { traceback: tracebackText } },
       { tool: 'gradguard_check', input: { path: path.join(WORK, 'outside.py') } },
       { tool: 'gradguard_check', input: { path: 'split_cells.ipynb' } },
+      { tool: 'gradguard_check', input: { path: 'cell_numbers.ipynb' } },
     ];
     fs.writeFileSync(path.join(lmDir, 'request.json'), JSON.stringify(lmCalls));
     await runCommand(page, 'E2E probe: Invoke Language Model Tools');
@@ -443,7 +450,7 @@ async function main() {
     log(`language model tools: ${JSON.stringify(lm.tools.map((t) => [t.name, Object.keys(t.inputSchema.properties), t.tags]))}`);
     check(JSON.stringify(lm.tools.map((t) => t.name).sort()) === '["gradguard_check","gradguard_explain"]', 'vscode.lm.tools lists both gradguard tools');
     check(lm.tools.every((t) => /autograd/.test(t.description)), 'each tool has its model description');
-    const [fileCheck, editorCheck, explainCall, outsideCheck, notebookCheck] = lm.results;
+    const [fileCheck, editorCheck, explainCall, outsideCheck, notebookCheck, cellNumbersCheck] = lm.results;
     const textOf = (r) => { check(!r.error && r.parts.length === 1 && 'text' in r.parts[0], `${r.tool} answered text (${JSON.stringify(r)})`); return r.parts[0].text; };
     const fileLines = textOf(fileCheck).split('\n');
     log(`gradguard_check sigmoid_relu.py:\n${fileLines.slice(0, 3).join('\n')}`);
@@ -464,6 +471,10 @@ async function main() {
     log(`gradguard_check split_cells.ipynb: ${JSON.stringify(notebookLines.slice(0, 3))}`);
     check(notebookLines[0] === 'split_cells.ipynb: 1 finding.' && notebookLines[1].startsWith('split_cells.ipynb:cell 2:1:1: GG101 '),
       'gradguard_check on a notebook no editor opened names the cell and its line');
+    const cellNumbersLine = textOf(cellNumbersCheck).split('\n')[1];
+    log(`gradguard_check cell_numbers.ipynb: ${JSON.stringify(cellNumbersLine)}`);
+    check(cellNumbersLine.startsWith('cell_numbers.ipynb:cell 4:1:1: GG101 ') && cellNumbersLine.includes('(created on line 2 of cell 2)'),
+      "the Language Model Tool counts the markdown cells as VS Code's status bar does");
     mark('languageModelTools');
 
     // ---- importStrategy fromEnvironment, with an environment that has gradguard: that one runs -----
