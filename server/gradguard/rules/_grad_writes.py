@@ -200,6 +200,12 @@ def expression_writes(expr, aliases: Aliases, stmt, out: list) -> None:
     expr.visit(_ExpressionWrites(aliases, stmt, out))
 
 
+def distinct(writes: list) -> list:
+    """One write per chain: `g.clamp_(-1, 1).mul_(2)` is reported at the outer call only."""
+    inner = {id(w.receiver) for w in writes if w.receiver is not None}
+    return [w for w in writes if id(w.node) not in inner]
+
+
 def _bind(target, value, aliases: Aliases, loop: bool = False) -> None:
     """Bind `target` to `value` (or, for a loop, to each item of `value`)."""
     kind = kind_of(value, aliases)
@@ -267,7 +273,7 @@ def body_writes(body, aliases: Aliases) -> list[GradWrite]:
     """In-place writes on watched tensors in a function body, in order, following re-bindings."""
     out: list[GradWrite] = []
     _walk(body, aliases, out)
-    return out
+    return distinct(out)
 
 
 def _walk(statements, aliases: Aliases, out: list) -> None:

@@ -7,7 +7,7 @@ import libcst as cst
 from . import Rule, make_fix
 from .. import fixes
 from ._common import OUT_OF_PLACE
-from ._grad_writes import (Aliases, Frames, body_writes, dotted, expression_writes, free_parameters,
+from ._grad_writes import (Aliases, Frames, body_writes, distinct, dotted, expression_writes, free_parameters,
                            function_classes, op_text, parameters)
 
 RULE = Rule(
@@ -287,6 +287,7 @@ def check(ctx):
         if isinstance(fn, cst.Lambda):
             writes = []
             expression_writes(fn.body, aliases, fn, writes)
+            writes = distinct(writes)
         else:
             writes = body_writes(fn.body.body, aliases)
         if not writes or id(fn) in reported:
