@@ -346,3 +346,47 @@ def test_tuple_state_on_the_object_is_detached_after_the_line_that_rebinds_it_ev
         "        out, self.hidden = self.lstm(out, self.hidden)\n"
         "        self.hidden = tuple(s.detach() for s in self.hidden)\n")
     run(fixed)
+
+
+# ---------------------------------------------------------------- GG502: the fused update moved after the later one
+FUSED_Q_FIRST = """\
+import copy
+
+import torch
+from torch import nn
+
+torch.manual_seed(0)
+policy, qf = nn.Linear(5, 2), nn.Sequential(nn.Linear(7, 16), nn.ReLU(), nn.Linear(16, 1))
+policy_ref, qf_ref = copy.deepcopy(policy), copy.deepcopy(qf)
+opt_p = torch.optim.Adam(policy.parameters(), lr=3e-4)
+opt_q = torch.optim.Adam(qf.parameters(), lr=1e-1, fused=True)
+obs, act, rew = torch.randn(16, 5), torch.rand(16, 2), torch.randn(16, 1)
+policy_loss = -qf(torch.cat([obs, torch.tanh(policy(obs))], 1)).mean()
+q_loss = (qf(torch.cat([obs, act], 1)) - rew).pow(2).mean()
+opt_q.zero_grad()
+q_loss.backward()
+opt_q.step()
+opt_p.zero_grad()
+policy_loss.backward()
+opt_p.step()
+"""
+
+
+def test_a_fused_update_before_a_backward_through_its_weights_moves_after_the_later_update():
+    finding = only(FUSED_Q_FIRST, "GG502")
+    assert finding.fix.message == ("Move lines 14-16 (the update of `opt_q`) after line 19 (unsafe: the two updates "
+                                   "run in the other order)")
+    fixed = apply(FUSED_Q_FIRST, finding.fix)
+    assert fixed == FUSED_Q_FIRST.replace("opt_q.zero_grad()\nq_loss.backward()\nopt_q.step()\n", "").replace(
+        "opt_p.step()\n", "opt_p.step()\nopt_q.zero_grad()\nq_loss.backward()\nopt_q.step()\n")
+    ns = run(fixed)
+    # the policy's gradient is the one through Q's weights as the policy loss's graph saved them
+    (-ns["qf_ref"](torch.cat([ns["obs"], torch.tanh(ns["policy_ref"](ns["obs"]))], 1)).mean()).backward()
+    moved = run(fixed.replace("opt_p.step()\n", "grads = [p.grad.clone() for p in policy.parameters()]\nopt_p.step()\n"))
+    assert all(torch.allclose(g, r.grad, atol=1e-6) for g, r in zip(moved["grads"], ns["policy_ref"].parameters()))
+    # and Q's update is its own loss's alone: the moved zero_grad() clears what the policy's backward left there
+    hand = run(FUSED_Q_FIRST.replace(", fused=True", "").replace(
+        "opt_q.zero_grad()\nq_loss.backward()\nopt_q.step()\nopt_p.zero_grad()\npolicy_loss.backward()\nopt_p.step()\n",
+        "opt_p.zero_grad()\npolicy_loss.backward()\nopt_p.step()\nopt_q.zero_grad()\nq_loss.backward()\nopt_q.step()\n"))
+    for a, b in zip(ns["qf"].parameters(), hand["qf"].parameters()):
+        assert torch.allclose(a, b, rtol=1e-5, atol=1e-6)

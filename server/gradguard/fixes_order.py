@@ -305,6 +305,20 @@ def recompute_after_step(ctx, problems) -> tuple[Edit, dict] | None:
         for call in _calls(body[i]):
             if ctx.code(call.func) in callees and all(c is not call for c in forward_index.get(i, [])):
                 forward_index.setdefault(i, []).append(call)
+    # A model bound as an alias of another under a condition (`self.critic_encoder = self.encoder if shared else
+    # nn.GRU(...)`): which parameters it shares with the stepped model is not known, so neither is what to recompute.
+    aliased = _conditional_aliases(ctx)
+    if any(_dotted(c.func) in aliased for i in cone for c in _calls(body[i])):
+        return None
+    # So does a statement binding a tensor that the stepped parameters computed (an encoder shared by the critic
+    # and the actor, `seq, _ = self.encoder(obs)`), even where the analysis recorded no save in it: its graph may
+    # hold the old weights too.
+    for i in cone:
+        if i < i_step and i not in forward_index and isinstance(body[i], cst.SimpleStatementLine) \
+                and _binds_stepped_output(ctx, body[i], stepped):
+            small = body[i].body[0]
+            value = getattr(small, "value", None)
+            forward_index[i] = [value] if isinstance(value, cst.Call) else []
     # A forward of the stepped model whose inputs carry no graph (G(noise)) gives the later loss nothing to train
     # behind it but the model that just stepped: the later loss reads its output detached (`D(fake.detach())`)
     # instead of running it again. Only where every read of that output is an argument of another call.
@@ -379,6 +393,42 @@ def recompute_after_step(ctx, problems) -> tuple[Edit, dict] | None:
     if built is not None and site is not None:
         built[1]["step_call"] = ctx.code(step_node)  # the helper call that steps (`update(opt, loss)`)
     return built
+
+
+def _conditional_aliases(ctx) -> set[str]:
+    """Dotted names assigned a conditional expression with a name or attribute in one arm anywhere in the file
+    (`self.critic_encoder = self.encoder if shared_encoder else nn.GRU(...)`), memoised per check."""
+    memo = ctx.__dict__.get("_conditional_aliases")
+    if memo is not None:
+        return memo
+    out: set[str] = set()
+    tree = _whole_module(ctx)
+    stack = [tree] if tree is not None else []
+    while stack:
+        n = stack.pop()
+        if isinstance(n, cst.Assign) and isinstance(n.value, cst.IfExp) and any(
+                isinstance(arm, (cst.Name, cst.Attribute)) for arm in (n.value.body, n.value.orelse)):
+            out |= {_dotted(t.target) for t in n.targets} - {""}
+        stack.extend(n.children)
+    ctx.__dict__["_conditional_aliases"] = out
+    return out
+
+
+def _binds_stepped_output(ctx, stmt, stepped) -> bool:
+    """A name this assignment binds holds a tensor with a graph into parameters the step updates."""
+    small = stmt.body[0] if len(stmt.body) == 1 else None
+    if not isinstance(small, (cst.Assign, cst.AnnAssign)):
+        return False
+    targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else [small.target]
+    for target in targets:
+        for name in _names_in(target):
+            value = _value(ctx, name)
+            if value is None or value.requires_grad is False:
+                continue
+            owners = [o for o in value.owners if getattr(o, "params_counter", None) or getattr(o, "counter", None)]
+            if any(_stepped_by(o, stepped) for o in owners):
+                return True
+    return False
 
 
 def _binds_of(stmt) -> set[str]:
@@ -1410,3 +1460,84 @@ def detach_kept_from_init(ctx, problems) -> tuple[Edit, str] | None:
     if value is not None and value.requires_grad is False:
         return None
     return with_method(ctx, found[0], found[1], "detach")
+
+
+# ---------------------------------------------------------------- GG502: an update moved after the later one
+def move_update_after(ctx, problems) -> tuple[Edit, dict] | None:
+    """`opt_q.zero_grad(); q_loss.backward(); opt_q.step()` before a later backward through the weights that step
+    changes (`policy_loss.backward()` through Q): the whole update, from its `zero_grad()` to its `step()`, moves
+    after the later update's `step()`, so the later backward sees the weights its graph saved, and the moved
+    `zero_grad()` clears what that backward left in Q's `.grad`. Only when the moved statements bind nothing,
+    nothing between re-binds what they read, the later step changes nothing the moved loss's graph saved, and the
+    two losses' graphs share no saved tensor (the first backward would free it)."""
+    first = problems[0]
+    write, use = first.write, first.use
+    top = write.top or first.top
+    if use is None or top is None or first.detail.get("site") is not None:
+        return None
+    tree = _tree_of(ctx, [use, write.node], top)
+    if tree is None:
+        return None
+    parents = _parents(tree)
+    step_stmt, use_stmt = _statement_of(write.node, parents), _statement_of(use, parents)
+    block = parents.get(id(step_stmt))
+    if block is None or parents.get(id(use_stmt)) is not block:
+        return None
+    body = list(block.body)
+    i_step = next(i for i, s in enumerate(body) if s is step_stmt)
+    i_use = next(i for i, s in enumerate(body) if s is use_stmt)
+    opt = _dotted(write.node.func.value) if isinstance(write.node, cst.Call) and \
+        isinstance(write.node.func, cst.Attribute) else ""
+    if not opt or i_use <= i_step:
+        return None
+    # the update being moved: from `opt.zero_grad()` through its step, statements that bind nothing
+    k = i_step - 1
+    backwards = []
+    while k >= 0:
+        stmt = body[k]
+        if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1 or not isinstance(stmt.body[0], cst.Expr):
+            return None
+        call = stmt.body[0].value
+        if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute):
+            if call.func.attr.value == "zero_grad" and _dotted(call.func.value) == opt:
+                break
+            if _receiver(call) is not None:
+                backwards.append(call)
+        k -= 1
+    if k < 0 or len(backwards) != 1:
+        return None
+    moved = list(range(k, i_step + 1))
+    # the later update ends at the first step after the later backward
+    later_step = _next_step(body, i_use)
+    if later_step is None:
+        return None
+    i_end = next(i for i, s in enumerate(body) if _contains(s, later_step))
+    reads = set().union(*(_stmt_reads(body[i]) for i in moved))
+    if any(_conflicts(_assigned_in(body[j], leaking=True), reads) for j in range(i_step + 1, i_end + 1)):
+        return None
+    moved_loss, later_loss = _value(ctx, _receiver(backwards[0])), _value(ctx, _receiver(use))
+    if moved_loss is None or later_loss is None:
+        return None
+    later_saves = {id(s) for s in later_loss.history}
+    if any(id(s) in later_saves for s in moved_loss.history):
+        return None  # one graph: the later backward would free what the moved one needs
+    for s in moved_loss.history:
+        writes = [*s.counter.writes, *s.storage.silent_writes]
+        if any(w.kind == "step" and w.node is later_step for w in writes):
+            return None  # the later step changes what the moved loss saved
+    spans = [_line_span(ctx, body[i], top) for i in (k, i_step, i_end)]
+    if any(sp is None for sp in spans):
+        return None
+    (a, _), (_, b), (_, e) = spans
+    source = ctx.source
+    start, end = source.offset(a, 0), source.offset(e, len(source.line_text(e)))
+    moved_text = source.text[start:source.offset(b, len(source.line_text(b)))]
+    rest = source.text[source.offset(b + 1, 0):end] if b + 1 <= e else ""
+    new_text = rest + "\n" + moved_text
+    fixed = source.text[:start] + new_text + source.text[end:]
+    try:
+        ast.parse(fixed)
+    except (SyntaxError, ValueError):
+        return None
+    return Edit(Span(a, 0, e, len(source.line_text(e))), new_text), {
+        "first": a + 1, "last": b + 1, "after": e + 1, "optimizer": opt}

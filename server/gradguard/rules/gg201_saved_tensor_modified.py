@@ -36,12 +36,25 @@ RULE = Rule(
         "zh": "保存张量时会记录其版本计数器（`t._version`）的值。视图和 `detach()` 共享计数器，写它们也算；`.data` 不共享（见 GG501）。`clone()` 会新建计数器。",
     },
     fix_safety={
-        "en": "A statement `y.add_(1)` / `y += 1` on a non-leaf name becomes `y = y.add(1)` / `y = y + 1` (safe: later "
-              "uses of `y` see the same values, and the original could only raise; unsafe when the write went through an "
-              "alias, since the aliased tensor is then not modified). Otherwise the saved argument is read through "
-              "`.clone()` at the op that saved it (safe).",
-        "zh": "对非叶子名字的语句 `y.add_(1)` / `y += 1` 改为 `y = y.add(1)` / `y = y + 1`（安全修复：之后使用 `y` 得到的值相同，"
-              "而原代码只会报错；若写入经过别名则为不安全修复，因为别名指向的张量不再被修改）。否则在保存它的运算处改为读取 `.clone()`（安全修复）。",
+        "en": "A statement `y.add_(1)` / `y += 1` on a non-leaf name becomes `y = y.add(1)` / `y = y + 1` (safe when "
+              "no other reference can see the difference: a local bound in the same scope by the producing op that "
+              "never escaped; unsafe, with the reason in the title, when the write went through an alias, a loop "
+              "variable, a container element, an attribute, a parameter or a name passed on before the write). "
+              "Otherwise a copy is made where the tensor is saved, never changing a value (safe): the saved argument "
+              "is read through `.clone()` at the op that saved it (also a helper's own state that it saves and, at "
+              "its next call, updates in place: `torch.sum(state.clone() * w)`); an output the op saved is copied "
+              "where it is made (`p = torch.sigmoid(x).clone()`), or, for one output of a tuple-returning op "
+              "unpacked into a name, on the next line (`d, V = torch.linalg.eigh(M)` then `d = d.clone()`); the "
+              "write then changes the copy. A `.detach()` alias written in place becomes `.detach().clone()` "
+              "(unsafe: the tensor it was detached from is no longer changed).",
+        "zh": "对非叶子名字的语句 `y.add_(1)` / `y += 1` 改为 `y = y.add(1)` / `y = y + 1`（没有其他引用能看出差别时为安全"
+              "修复：由产生它的运算在同一作用域绑定、从未逃逸的局部名字；若写入经过别名、循环变量、容器元素、属性、参数，"
+              "或在写入之前被传出的名字，则为不安全修复，标题写明原因）。否则在保存处制作副本，不改变任何值（安全修复）："
+              "在保存它的运算处改为读取 `.clone()`（也包括辅助函数保存、并在下一次调用时原地更新的自身状态："
+              "`torch.sum(state.clone() * w)`）；运算保存的输出在产生处复制（`p = torch.sigmoid(x).clone()`），"
+              "若是返回元组的运算的某个输出被解包到一个名字，则在下一行复制（`d, V = torch.linalg.eigh(M)` 之后加 "
+              "`d = d.clone()`）；写入随后修改的是副本。被原地写入的 `.detach()` 别名改为 `.detach().clone()`"
+              "（不安全：不再修改它所分离出的张量）。",
     },
     runtime_error=STALE_ERROR,
     match=STALE_MATCH,

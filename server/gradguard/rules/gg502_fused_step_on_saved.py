@@ -4,7 +4,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from . import Rule, make_fix
-from ..fixes_order import detach_carried_name, recompute_after_step
+from ..fixes_order import detach_carried_name, move_update_after, recompute_after_step
 from ._common import use_phrase
 
 RULE = Rule(
@@ -57,14 +57,23 @@ RULE = Rule(
 
 
 def _forward_site(ctx, save, step_top):
-    """Where the forward that made `save` ran, as GG401's problems carry it: the container call of a layer (whose
-    save node is its constructor), else the outermost same-file call in the step's top-level statement."""
-    if save.layer_call is not None:
-        return save.layer_call
-    for node, top, _ in reversed(save.call_chain):
+    """Where the forward that made `save` ran, as GG401's problems carry it: of the container call of a layer (whose
+    save node is its constructor) and the same-file calls that led to it, the innermost one in the step's top-level
+    statement (`self.qf1(obs, act)` in the trainer, not `self.net(...)` in the Q function's forward)."""
+    sites = [save.layer_call] if save.layer_call is not None else []
+    sites += [(node, top) for node, top, *_ in save.call_chain]  # inner first: the first in the step's statement
+    for node, top in sites:
         if top is step_top:
             return (node, top)
-    return None
+    return save.layer_call
+
+
+def _move(ctx, problems):
+    memo = ctx.__dict__.setdefault("_gg502_moves", {})
+    key = (id(problems[0].write.node), id(problems[0].use))
+    if key not in memo:
+        memo[key] = move_update_after(ctx, problems)
+    return memo[key]
 
 
 def _repair(ctx, problems):
@@ -92,9 +101,22 @@ def check(ctx):
     for problem in mine:
         write, save, hint = problem.write, problem.save, problem.top
         s_line = ctx.line(save.node, save.top or hint)
-        repaired = _repair(ctx, groups[(id(write.node), id(problem.use))]) if problem.use is not None else None
+        group = groups[(id(write.node), id(problem.use))]
+        moved = _move(ctx, group) if problem.use is not None else None
+        repaired = _repair(ctx, group) if problem.use is not None and moved is None else None
         fix, recipe = None, ""
-        if repaired is not None:
+        if moved is not None:
+            edit, info = moved
+            fix = make_fix("unsafe", ctx.t(
+                f"Move lines {info['first']}-{info['last']} (the update of `{info['optimizer']}`) after line "
+                f"{info['after']} (unsafe: the two updates run in the other order)",
+                f"把第 {info['first']}-{info['last']} 行（`{info['optimizer']}` 的更新）移到第 {info['after']} 行之后"
+                f"（不安全：两次更新的顺序互换）"), edit)
+            recipe = ctx.t(f" Run the update of `{info['optimizer']}` (lines {info['first']}-{info['last']}) after "
+                           f"line {info['after']}.",
+                           f"请把 `{info['optimizer']}` 的更新（第 {info['first']}-{info['last']} 行）放到第 "
+                           f"{info['after']} 行之后。")
+        elif repaired is not None:
             edit, info = repaired
             nums = [str(n) for n in info["lines"]]
             redo = f"line {nums[0]}" if len(nums) == 1 else f"lines {', '.join(nums[:-1])} and {nums[-1]}"
