@@ -313,12 +313,8 @@ def recompute_after_step(ctx, problems) -> tuple[Edit, dict] | None:
     # So does a statement binding a tensor that the stepped parameters computed (an encoder shared by the critic
     # and the actor, `seq, _ = self.encoder(obs)`), even where the analysis recorded no save in it: its graph may
     # hold the old weights too.
-    for i in cone:
-        if i < i_step and i not in forward_index and isinstance(body[i], cst.SimpleStatementLine) \
-                and _binds_stepped_output(ctx, body[i], stepped):
-            small = body[i].body[0]
-            value = getattr(small, "value", None)
-            forward_index[i] = [value] if isinstance(value, cst.Call) else []
+    stepped_outputs = {i for i in cone if i < i_step and i not in forward_index
+                       and isinstance(body[i], cst.SimpleStatementLine) and _binds_stepped_output(ctx, body[i], stepped)}
     # A forward of the stepped model whose inputs carry no graph (G(noise)) gives the later loss nothing to train
     # behind it but the model that just stepped: the later loss reads its output detached (`D(fake.detach())`)
     # instead of running it again. Only where every read of that output is an argument of another call.
@@ -349,7 +345,7 @@ def recompute_after_step(ctx, problems) -> tuple[Edit, dict] | None:
     recompute: list[int] = []
     for i in cone:
         stmt = body[i]
-        if i in forward_index or _conflicts(tainted, _stmt_reads(stmt)):
+        if i in forward_index or i in stepped_outputs or _conflicts(tainted, _stmt_reads(stmt)):
             if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) != 1:
                 return None
             recompute.append(i)
