@@ -86,6 +86,18 @@ def test_a_first_cell_of_code_starts_the_document(tmp_path):
     assert cell_map(saved(tmp_path, cells), lab_document(cells)).starts == [0, 6]
 
 
+def test_a_line_rewritten_as_two_moves_the_cells_after_it(tmp_path):
+    edited = [CELLS[0], ("code", ["import torch", "w = torch.rand(3,", "    requires_grad=True)", *SETUP[2:]]), *CELLS[2:]]
+    assert cell_map(saved(tmp_path), lab_document(edited)).starts == [3, 13]
+
+
+def test_code_cells_moved_among_themselves_are_numbered_by_their_new_places(tmp_path):
+    # cells are numbered by place, as the editor shows them: the bug's cell, moved up, is now cell 2
+    cells = cell_map(saved(tmp_path), lab_document([CELLS[0], CELLS[3], CELLS[2], CELLS[1]]))
+    assert (cells.numbers, cells.starts) == ([2, 4], [3, 10])
+    assert cells.relabel("line 5", "en") == "line 2 of cell 2"  # z.sum().backward()
+
+
 def test_a_line_edited_in_place_keeps_the_map(tmp_path):
     edited = [CELLS[0], ("code", ["import torch as T", *SETUP[1:]]), CELLS[2], CELLS[3]]
     assert cell_map(saved(tmp_path), lab_document(edited)).starts == [3, 12]
@@ -94,7 +106,8 @@ def test_a_line_edited_in_place_keeps_the_map(tmp_path):
 @pytest.mark.parametrize("cells", [
     pytest.param([*CELLS[:2], ("code", ["x = 1"]), *CELLS[2:]], id="a cell added"),
     pytest.param([CELLS[0], CELLS[1], CELLS[3]], id="a cell removed"),
-    pytest.param([CELLS[0], CELLS[3], CELLS[2], CELLS[1]], id="cells moved"),
+    pytest.param([CELLS[0], CELLS[2], CELLS[1], CELLS[3]], id="a markdown cell moved past a code cell"),
+    pytest.param([CELLS[0], CELLS[1], ("code", ["print(z)"]), CELLS[3]], id="a markdown cell made code"),
 ])
 def test_cells_changed_and_not_saved_give_no_map(tmp_path, cells):
     assert cell_map(saved(tmp_path), lab_document(cells)) is None

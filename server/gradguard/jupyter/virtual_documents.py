@@ -3,9 +3,10 @@
 jupyterlab-lsp sends a notebook to a language server as one Python document (`<root>/.virtual_documents/nb.ipynb`):
 every cell in order, each followed by two blank lines, a markdown cell as one empty line, magics rewritten line for
 line. It sends no cell boundaries, so they are read from the notebook as saved (`<root>/nb.ipynb`) and matched
-line by line with the document: edits inside cells since the last save move the boundaries with them; where the
-matching cannot tell (a cell added, removed or moved and not saved yet) there is no map, and messages keep the
-document's own line numbers until the notebook is saved.
+line by line with the document: edits inside code cells since the last save move the boundaries with them. Where
+the matching cannot tell (a cell added, removed or turned into markdown, a markdown cell moved, blank lines added
+beside a boundary, and not saved yet) there is no map, and messages keep the document's own line numbers until the
+notebook is saved.
 """
 from __future__ import annotations
 
@@ -82,27 +83,40 @@ def cell_map(virtual_path: str, text: str) -> CellMap | None:
     actual = text.split("\n")
     expected: list[str] = []
     starts: list[tuple[int, int]] = []  # (cell number, first line in `expected`) of each code cell
-    boundaries: set[int] = set()  # lines of `expected` that are the padding after a cell
+    # lines of `expected` that no edit inside a code cell can reach: the padding after each cell, markdown cells
+    structural: set[int] = set()
     for number, (kind, lines) in enumerate(cells, start=1):
         if number > 1:
-            boundaries.update(range(len(expected), len(expected) + BLANK_LINES_BETWEEN_CELLS))
+            structural.update(range(len(expected), len(expected) + BLANK_LINES_BETWEEN_CELLS))
             expected.extend([""] * BLANK_LINES_BETWEEN_CELLS)
         if kind == "code":
             starts.append((number, len(expected)))
+        else:
+            structural.update(range(len(expected), len(expected) + len(lines)))
         expected.extend(lines)
     expected.append("")  # every cell's text ends with a newline
     if not starts or max(len(actual), len(expected)) > MAX_LINES:
         return None
+    # Cells are numbered by place, so the map holds while the document has the saved notebook's sequence of code
+    # and markdown cells, whatever the code cells now hold (lines edited, added, removed, even code cells moved
+    # among themselves). A cell added, removed, joined or changed to markdown, or not told apart, gives no map.
     moved: dict[int, int] = {}  # expected line -> actual line, where the two are the same line
-    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, expected, actual, autojunk=False).get_opcodes():
-        if tag == "equal" or (tag == "replace" and i2 - i1 == j2 - j1):  # same lines, or lines edited in place
+    for tag, i1, i2, j1, j2 in _opcodes(expected, actual):
+        if tag == "equal":
             moved.update((i1 + k, j1 + k) for k in range(i2 - i1))
             continue
-        if any(i in boundaries for i in range(i1, i2)):
-            return None  # a cell boundary went away: a cell removed or joined, not saved yet
+        if tag == "replace" and i2 - i1 == j2 - j1:  # lines edited in place
+            if any(actual[j1 + k] for k in range(i2 - i1) if i1 + k in structural):
+                return None  # text where the padding or a markdown cell was
+            moved.update((i1 + k, j1 + k) for k in range(i2 - i1))
+            continue
+        if any(i in structural for i in range(i1, i2)):
+            return None  # the padding or a markdown cell went away
         added = actual[j1:j2]
         if any(not added[k] and not added[k + 1] for k in range(len(added) - 1)):
             return None  # two blank lines added: maybe a new cell, maybe not; the saved notebook cannot tell
+        if tag == "insert" and i1 in structural and i1 - 1 in structural:
+            return None  # text between the padding and a markdown cell: a new cell
     numbers, firsts = [], []
     for number, first in starts:
         start = 0 if first == 0 else _start_after_padding(first, expected, actual, moved)
@@ -111,6 +125,26 @@ def cell_map(virtual_path: str, text: str) -> CellMap | None:
         numbers.append(number)
         firsts.append(start)
     return CellMap(numbers, firsts)
+
+
+def _opcodes(expected: list[str], actual: list[str]):
+    """difflib's opcodes, matched only between the common head and tail: an edit is in one place, and difflib
+    over the whole of a 3,600-line notebook took a second (its blank lines match everywhere)."""
+    n = min(len(expected), len(actual))
+    head = 0
+    while head < n and expected[head] == actual[head]:
+        head += 1
+    tail = 0
+    while tail < n - head and expected[-1 - tail] == actual[-1 - tail]:
+        tail += 1
+    if head:
+        yield "equal", 0, head, 0, head
+    middle = difflib.SequenceMatcher(None, expected[head:len(expected) - tail], actual[head:len(actual) - tail],
+                                     autojunk=False)
+    for tag, i1, i2, j1, j2 in middle.get_opcodes():
+        yield tag, head + i1, head + i2, head + j1, head + j2
+    if tail:
+        yield "equal", len(expected) - tail, len(expected), len(actual) - tail, len(actual)
 
 
 def _start_after_padding(first: int, expected: list[str], actual: list[str], moved: dict[int, int]) -> int | None:
