@@ -6,8 +6,8 @@ as the checker and the language server say it (`line 5 of cell 6`: every cell co
 once, after the cell's traceback, and the traceback holds no tracer frame. The kernel knows only the code it
 ran, so a cell's number is read from the saved notebook (JupyterLab names the file in `__session__`, VS Code
 in `__vsc_ipynb_file__`): the cell with the id the frontend sent (JupyterLab), else the one cell holding that
-code; a cell found in neither way is named by its execution count (`line 5 of In[3]`). `%unload_ext gradguard` removes it; `%gradguard zh` / `%gradguard en`
-switches the language of later reports.
+code; a cell found in neither way is named by its execution count (`line 5 of In[3]`).
+`%unload_ext gradguard` removes it; `%gradguard zh` / `%gradguard en` switches the language of later reports.
 """
 from __future__ import annotations
 
