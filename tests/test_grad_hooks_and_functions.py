@@ -21,15 +21,17 @@ CODES = ("GG503", "GG504", "GG505")
 
 
 def found(code: str) -> list[tuple[str, int]]:
-    report = ENGINE.check(textwrap.dedent(code), "t.py")
+    report = ENGINE.check(textwrap.dedent(code) + SHARED_USE, "t.py")
     return [(f.code, f.span.start_line + 1) for f in report.findings if f.code in CODES]
 
 
 def fixed(code: str) -> str:
-    text = textwrap.dedent(code)
+    text = textwrap.dedent(code) + SHARED_USE
     return check_one("t.py", text, Config(), "en", "unsafe", 10**7).fixed_text
 
 
+# appended to every program: `h` feeds an addition, so its gradient is the other operand's too
+SHARED_USE = "out = x * 1 + h\n"
 PRELUDE = """\
 import functools
 import torch
@@ -98,6 +100,9 @@ class Net(nn.Module):
 
     def _clip(self, grad):
         grad.clamp_(-1, 1)
+
+    def forward(self, x):
+        return x + self.w
 """
     assert found(code) == [("GG503", 7), ("GG503", 17)]
 
@@ -114,6 +119,7 @@ def pre(module, grad_output):
     g.zero_()
 lin.register_full_backward_hook(full)
 lin.register_full_backward_pre_hook(pre)
+y = x + lin(x)
 """
     assert found(code) == [("GG503", 10), ("GG503", 13)]
 
@@ -170,6 +176,8 @@ class Fine(torch.autograd.Function):
         buf = grad_output.new_zeros(2)
         torch.pow(buf, 2, out=buf).mul_(grad_output)
         return grad_output * 2, None
+x = torch.ones(2, requires_grad=True)
+h = Scale.apply(x) + Fine.apply(x, torch.zeros(2))
 """
     assert found(code) == [("GG503", 8)]
 
@@ -203,7 +211,30 @@ def alias(grad):
 lin.register_full_backward_pre_hook(pre)
 h.register_hook(alias)
 """
-    assert fixed(code) == textwrap.dedent(code)
+    assert fixed(code) == textwrap.dedent(code) + SHARED_USE
+
+
+def test_gg503_a_gradient_no_other_node_receives_is_not_reported():
+    # a layer's weight and a hook on a value feeding a matmul get fresh gradients: writing them changes
+    # nothing else (the sparseml gradient-mask pruner), so torch shows nothing wrong
+    code = """\
+import torch
+from torch import nn
+lin = nn.Linear(2, 2)
+lin.weight.register_hook(lambda g: g.mul_(0.5))
+def pre(module, grad_output):
+    grad_output[0].mul_(2)
+lin.register_full_backward_pre_hook(pre)
+x = torch.ones(2, requires_grad=True)
+h = x * 3
+h.register_hook(lambda g: g.mul_(0.5))
+lin(h).pow(2).sum().backward()
+"""
+    report = ENGINE.check(code, "t.py")
+    assert [f.code for f in report.findings if f.code in CODES] == []
+    # after `sum()` the layer's output gradient is expanded: the pre-hook's write raises, and is reported
+    report = ENGINE.check(code.replace("lin(h).pow(2).sum()", "lin(h).sum()"), "t.py")
+    assert [(f.code, f.span.start_line + 1) for f in report.findings if f.code in CODES] == [("GG503", 6)]
 
 
 # ---------------------------------------------------------------- GG504
@@ -243,7 +274,7 @@ def test_gg504_forward_writing_an_input(body, expected):
 def test_gg504_fix_adds_mark_dirty_only_for_a_returned_input():
     assert "        x.mul_(2)\n        ctx.mark_dirty(x)\n        return x\n" in fixed(_function("x.mul_(2)\nreturn x"))
     not_returned = _function("x.mul_(2)\nreturn x * 2")
-    assert fixed(not_returned) == not_returned
+    assert fixed(not_returned) == not_returned + SHARED_USE
 
 
 def test_gg504_setup_context_style():
@@ -262,7 +293,7 @@ class F(torch.autograd.Function):
         return grad * 2
 """
     assert found(code) == [("GG504", 5)]
-    assert fixed(code) == code  # no ctx in forward to mark the input with
+    assert fixed(code) == code + SHARED_USE  # no ctx in forward to mark the input with
 
 
 # ---------------------------------------------------------------- GG505
@@ -457,3 +488,25 @@ def test_gg505_claim_backward_changes_the_leaf_and_a_second_backward_raises():
     assert w.tolist() == [2.0, 4.0]
     with pytest.raises(RuntimeError, match=r"\[torch.FloatTensor \[2\]\] is at version 1; expected version 0 instead"):
         y.sum().backward()
+
+
+def test_gg505_claim_a_ctx_stash_is_never_version_checked():
+    class StashedSquare(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.x = x
+            return x * x
+
+        @staticmethod
+        def backward(ctx, grad):
+            x = ctx.x
+            x.mul_(2)
+            return grad * x
+
+    assert "through `ctx.x = x` changes `w` and never raises" in get_rule("GG505").autograd["en"]
+    w = torch.tensor([1., 2.], requires_grad=True)
+    y = StashedSquare.apply(w)
+    y.sum().backward(retain_graph=True)
+    y.sum().backward()
+    assert w.grad.tolist() == [6.0, 12.0]  # true: [4, 8]
+    assert w.tolist() == [4.0, 8.0]

@@ -568,3 +568,56 @@ def inherited_method(cls_entry, name: str, entries: dict):
             if found is not None:
                 return found
     return None
+
+
+# ---------------------------------------------------------------- where a gradient is shared
+# A hook's gradient is another node's gradient too only where the hooked value feeds an op that passes its
+# gradient on unchanged: an addition or subtraction (both operands get one tensor), `backward(gradient)` (the
+# caller's tensor). After `sum()` it is an expanded tensor (the write raises). A layer's or matmul's own
+# gradient is a fresh tensor, and writing it changes nothing else (torch 2.13, grad_hooks_inplace.py).
+_PASS_METHODS = frozenset({"add", "sub", "add_", "sub_", "subtract", "subtract_"})
+_PASS_FUNCTIONS = frozenset({"torch.add", "torch.sub", "torch.subtract"})
+
+
+def _nodes(roots):
+    stack = list(reversed(roots))
+    while stack:
+        node = stack.pop()
+        yield node
+        stack.extend(reversed(node.children))
+
+
+def shares_gradient(roots, matches, resolve_name=None) -> bool:
+    """Whether a value `matches` picks out (or a name bound to one) feeds an addition, a subtraction,
+    `backward(gradient)` or `sum()` somewhere in `roots` (statements)."""
+    names: set = set()
+    for node in _nodes(roots):
+        if isinstance(node, cst.Assign) and len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name) \
+                and matches(node.value):
+            names.add(node.targets[0].target.value)
+
+    def hit(expr) -> bool:
+        return matches(expr) or (isinstance(expr, cst.Name) and expr.value in names)
+
+    for node in _nodes(roots):
+        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, (cst.Add, cst.Subtract)):
+            if hit(node.left) or hit(node.right):
+                return True
+        elif isinstance(node, cst.AugAssign) and isinstance(node.operator, (cst.AddAssign, cst.SubtractAssign)):
+            if hit(node.value) or hit(node.target):
+                return True
+        elif isinstance(node, cst.Call):
+            func = node.func
+            args = [a.value for a in node.args if a.keyword is None and not a.star]
+            if isinstance(func, cst.Attribute):
+                method = func.attr.value
+                if method in _PASS_METHODS and (hit(func.value) or (args and hit(args[0]))):
+                    return True
+                if method == "backward" and node.args and hit(func.value):
+                    return True
+                if method == "sum" and not node.args and hit(func.value):
+                    return True
+            full = resolve_name(func) if resolve_name is not None else dotted(func)
+            if full in _PASS_FUNCTIONS and any(hit(a) for a in args):
+                return True
+    return False

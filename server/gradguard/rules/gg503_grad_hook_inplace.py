@@ -8,7 +8,7 @@ from . import Rule, make_fix
 from .. import fixes
 from ._common import OUT_OF_PLACE
 from ._grad_writes import (Aliases, Frames, body_writes, distinct, dotted, expression_writes, free_parameters,
-                           function_classes, op_text, parameters)
+                           function_classes, op_text, parameters, resolve, shares_gradient)
 
 RULE = Rule(
     code="GG503",
@@ -27,16 +27,21 @@ RULE = Rule(
               "`module.register_full_backward_hook(fn)` (`grad_output` only), to a node's `grad_fn.register_prehook` "
               "/ `grad_fn.register_hook` (`grad_outputs`), to `torch.autograd.graph.register_multi_grad_hook`, and "
               "on the `grad_output` arguments of a custom `torch.autograd.Function.backward`, followed through "
-              "views, `.data`, `detach()`, unpacking and `for g in grad_output`. Hooks that return a new tensor "
-              "(`lambda g: g * s`, `g.clone().mul_(s)`) and `register_post_accumulate_grad_hook` hooks that write "
-              "`p.grad` are not flagged.",
+              "views, `.data`, `detach()`, unpacking and `for g in grad_output`. Reported where the hooked value (the "
+              "tensor, the layer's output, the function's result) feeds an addition or subtraction, "
+              "`backward(gradient)` or `sum()` in the code that registers it: only there does another node receive "
+              "the same gradient tensor. Hooks that return a new tensor (`lambda g: g * s`, `g.clone().mul_(s)`), "
+              "hooks on a value whose gradient is its own (a layer's weight, an input to a matmul) and "
+              "`register_post_accumulate_grad_hook` hooks that write `p.grad` are not flagged.",
         "zh": "检查对传入梯度的原地写入（`g.mul_(s)`、`g.clamp_(...)`、`g *= s`、`g[mask] = 0`、`out=g`）：该梯度传给了 "
               "`t.register_hook(fn)`、`module.register_full_backward_pre_hook(fn)`（`grad_output`）、"
               "`module.register_full_backward_hook(fn)`（仅 `grad_output`）、节点的 `grad_fn.register_prehook` / "
               "`grad_fn.register_hook`（`grad_outputs`）、`torch.autograd.graph.register_multi_grad_hook`，或者是自定义 "
               "`torch.autograd.Function.backward` 的 `grad_output` 参数；经由视图、`.data`、`detach()`、解包和 "
-              "`for g in grad_output` 追踪。返回新张量的钩子（`lambda g: g * s`、`g.clone().mul_(s)`）以及写 `p.grad` 的 "
-              "`register_post_accumulate_grad_hook` 钩子不会被报告。",
+              "`for g in grad_output` 追踪。仅当被挂钩子的值（张量、层的输出、函数的结果）在注册它的代码中流入加法或减法、"
+              "`backward(gradient)` 或 `sum()` 时报告：只有这时另一个节点会收到同一个梯度张量。返回新张量的钩子"
+              "（`lambda g: g * s`、`g.clone().mul_(s)`）、挂在梯度只属于自己的值上的钩子（层的权重、矩阵乘法的输入）以及写 "
+              "`p.grad` 的 `register_post_accumulate_grad_hook` 钩子不会被报告。",
     },
     why={
         "en": "Autograd does not copy a gradient before handing it to a hook: an addition passes one gradient tensor "
@@ -167,7 +172,47 @@ class _Sites(cst.CSTVisitor):
             index, kind, count, label = _MODULE_HOOKS[method]
             if len(params) != count or len(required) != count:
                 return
+        if not self._shared(node, func, positional, label):
+            return
         self.out.append((node, fn, params[index][0], kind, label, self.top))
+
+    def _shared(self, node, func, positional, label) -> bool:
+        """The hooked value feeds an op that hands its gradient on unchanged (see shares_gradient)."""
+        if label == "multi":
+            group = positional[0] if positional else None
+            targets = [e.value for e in group.elements] if isinstance(group, (cst.Tuple, cst.List)) else []
+        elif label in ("node_pre", "node_post"):
+            receiver = func.value
+            targets = [receiver.value] if isinstance(receiver, cst.Attribute) and receiver.attr.value == "grad_fn" else []
+        else:
+            targets = [func.value]
+        names = [dotted(t) for t in targets if dotted(t)]
+        if not names:
+            return False
+        layer_call = label in ("pre", "full")
+        scope = self._scope(names[0])
+        if scope is None:
+            return False
+
+        def matches(expr) -> bool:
+            if layer_call:
+                return isinstance(expr, cst.Call) and dotted(expr.func) in names
+            return isinstance(expr, (cst.Name, cst.Attribute)) and dotted(expr) in names
+
+        return shares_gradient(scope, matches, lambda f: resolve(self.frames.ctx, f))
+
+    def _scope(self, name: str):
+        """Where the hooked value's uses are looked for: its class for `self.x`, else its function, else the
+        module's own statements."""
+        stack = self.frames.stack
+        if name.startswith("self."):
+            classes = [node for kind, node in stack if kind == "class"]
+            return list(classes[-1].body.body) if classes else None
+        functions = [node for kind, node in stack if kind == "function"]
+        if functions:
+            return list(functions[-1].body.body)
+        return [top for pb in self.frames.ctx.locator.blocks for top in pb.module.body
+                if not isinstance(top, (cst.FunctionDef, cst.ClassDef))]
 
 
 def _hook_sites(ctx):
@@ -366,7 +411,7 @@ def _backward_findings(ctx):
                 aliases.tensors.add(param)
                 aliases.roots.add(param)
         writes = body_writes(backward.body.body, aliases)
-        if not writes:
+        if not writes or not _apply_result_shared(ctx, cls.name.value):
             continue
         fix = _backward_fix(ctx, writes, aliases, top)
         kind_en, kind_zh = f"`{cls.name.value}.backward`", f"`{cls.name.value}.backward`"
@@ -375,3 +420,15 @@ def _backward_findings(ctx):
             if finding:
                 yield finding
             fix = None
+
+
+def _apply_result_shared(ctx, cls_name: str) -> bool:
+    """Some `Cls.apply(...)` result feeds an addition, a subtraction, `backward(gradient)` or `sum()`: only then
+    is the gradient its backward receives another node's too."""
+    tops = [top for pb in ctx.locator.blocks if cls_name in pb.block.text for top in pb.module.body]
+
+    def matches(expr) -> bool:
+        return isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "apply" \
+            and dotted(expr.func.value).split(".")[-1] == cls_name
+
+    return shares_gradient(tops, matches, lambda f: resolve(ctx, f))
