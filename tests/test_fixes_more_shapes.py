@@ -390,3 +390,82 @@ def test_a_fused_update_before_a_backward_through_its_weights_moves_after_the_la
         "opt_p.zero_grad()\npolicy_loss.backward()\nopt_p.step()\nopt_q.zero_grad()\nq_loss.backward()\nopt_q.step()\n"))
     for a, b in zip(ns["qf"].parameters(), hand["qf"].parameters()):
         assert torch.allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
+# ---------------------------------------------------------------- GG201: an attribute updated in place
+KALMAN = """\
+import torch
+from torch import nn
+
+torch.manual_seed(0)
+
+
+class Filter(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.log_r = nn.Parameter(torch.zeros(2))
+        self.P = torch.eye(2)
+
+    def update(self):
+        K = self.P @ torch.linalg.inv(self.P + torch.diag(self.log_r.exp()))
+        self.P -= K @ self.P
+
+    def forward(self, steps):
+        self.P = torch.eye(2)
+        for _ in range(steps):
+            self.update()
+        return self.P.sum()
+
+
+kf = Filter()
+kf(3).backward()
+"""
+
+
+def test_an_attribute_updated_in_place_is_rebound_out_of_place_and_says_why_it_is_unsafe():
+    raises(KALMAN)
+    finding = only(KALMAN, "GG201")
+    assert finding.fix.applicability == "unsafe"
+    assert finding.fix.message == ("Rewrite as `self.P = self.P - K @ self.P` (unsafe: `self.P` is an attribute, and "
+                                   "other references to its tensor would keep the old values)")
+    fixed = apply(KALMAN, finding.fix)
+    assert fixed == KALMAN.replace("self.P -= K @ self.P", "self.P = self.P - K @ self.P")
+    assert run(fixed)["kf"].log_r.grad is not None
+
+
+# ---------------------------------------------------------------- GG501: a `.data` write inside a helper
+WGAN_CLIP = """\
+import torch
+from torch import nn
+
+torch.manual_seed(0)
+
+
+def clip_weights(net, lower, upper):
+    for p in net.parameters():
+        p.data.clamp_(lower, upper)
+
+
+net_d = nn.Sequential(nn.Linear(2, 16), nn.ReLU(), nn.Linear(16, 1))
+opt_d = torch.optim.RMSprop(net_d.parameters(), lr=5e-5)
+real, fake = torch.randn(8, 2) + 2, torch.randn(8, 2)
+err_d = net_d(fake).mean() - net_d(real).mean()
+clip_weights(net_d, -0.05, 0.05)
+opt_d.zero_grad()
+err_d.backward()
+opt_d.step()
+"""
+
+
+def test_a_data_write_inside_a_helper_moves_as_the_call_of_that_helper():
+    finding = only(WGAN_CLIP, "GG501")
+    assert finding.fix.message.startswith(
+        "Move `clip_weights(net_d, -0.05, 0.05)` after the `backward()` on line 18 (unsafe: the forward's gradient")
+    fixed = apply(WGAN_CLIP, finding.fix)
+    assert fixed == WGAN_CLIP.replace("clip_weights(net_d, -0.05, 0.05)\n", "").replace(
+        "err_d.backward()\n", "err_d.backward()\nclip_weights(net_d, -0.05, 0.05)\n")
+    ns = run(fixed)
+    # the gradient is the one at the weights the forward used: an unclipped copy gives the same
+    ref = run(WGAN_CLIP.replace("clip_weights(net_d, -0.05, 0.05)\n", "").replace("opt_d.step()\n", ""))
+    for p, q in zip(ns["net_d"].parameters(), ref["net_d"].parameters()):
+        assert torch.allclose(p.grad, q.grad)

@@ -159,7 +159,10 @@ def out_of_place(ctx, write, hint, out_of_place_methods: set[str]) -> tuple[Edit
     # `laterals[i - 1] += t` on an item of a Python list re-binds the item as well (a tensor's item would be written)
     list_item = isinstance(small, cst.AugAssign) and id(small.target) in ctx.facts.list_item_targets \
         and _pure_index(small.target)
-    augmented = isinstance(small, cst.AugAssign) and (isinstance(small.target, cst.Name) or list_item)
+    # `self.P -= v` on an attribute re-binds the attribute (the old tensor, if referenced elsewhere, keeps its values)
+    attribute = isinstance(small, cst.AugAssign) and isinstance(small.target, cst.Attribute) \
+        and bool(_dotted(small.target))
+    augmented = isinstance(small, cst.AugAssign) and (isinstance(small.target, cst.Name) or list_item or attribute)
     call = _inplace_call(small, out_of_place_methods)
     if not augmented and call is None:
         return None  # cheap shape test first: a long statement holding many writes costs nothing here
@@ -192,7 +195,7 @@ def out_of_place(ctx, write, hint, out_of_place_methods: set[str]) -> tuple[Edit
         # `**` is right-associative, but `a ** -b` reads well and parentheses there are harmless either way.
         if precedence(small.value) <= level:
             value = f"({value})"
-        if list_item:
+        if list_item or attribute:
             target_text = text_of(ctx, small.target, hint)
             if target_text is None:
                 return None

@@ -211,6 +211,9 @@ def rebinding_risk(ctx: RuleContext, write, hint, rewrite_text: str) -> str | No
         return ctx.t(f"the write goes through a `{write.via}` alias, which would no longer be modified",
                      f"写入经过 `{write.via}` 别名，该别名不再被修改")
     name = rewrite_text.split(" = ", 1)[0]
+    if all(part.isidentifier() for part in name.split(".")) and "." in name:
+        return ctx.t(f"`{name}` is an attribute, and other references to its tensor would keep the old values",
+                     f"`{name}` 是属性，其他指向该张量的引用会保留旧值")
     if not name.isidentifier():
         return ctx.t(f"`{name}` is an item of a list, and other references to its tensor would keep the old values",
                      f"`{name}` 是列表的元素，其他指向该张量的引用会保留旧值")

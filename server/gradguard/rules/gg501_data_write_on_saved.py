@@ -112,20 +112,87 @@ def _copy_at_alias(ctx, write, hint):
 
 
 def _after_backward(ctx, problem, save, write, hint):
-    """`x.data *= 100` between the forward and its `backward()`: the write is moved after the backward."""
-    receiver = write.target_name.removesuffix(".data")
+    """`x.data *= 100` between the forward and its `backward()`: the write is moved after the backward. A write
+    inside a helper (`clip_weights(netD, lo, hi)` doing `p.data.clamp_(lo, hi)`) moves as the call of that helper
+    in the backward's block, when nothing between mentions any name it passes."""
     use = problem.use
-    if not receiver or not receiver.isidentifier() or use is None:
+    if use is None:
         return None
     backward_stmt, backward_top = statement_of(ctx, use, hint)
     if backward_stmt is None:
         return None
-    moved = fixes.move_after(ctx, write.stmt, write.top or hint, backward_stmt, backward_top, receiver)
-    if moved is None:
-        return None
+    receiver = write.target_name.removesuffix(".data")
+    moving, moving_top, names, what = write.stmt, write.top or hint, [receiver], "this write"
+    if not receiver or not receiver.isidentifier() or \
+            fixes.move_after(ctx, write.stmt, write.top or hint, backward_stmt, backward_top, receiver) is None:
+        moving = None
+        for node, top, *_ in write.call_chain:  # inner first: the first call written beside the backward
+            stmt, stmt_top = statement_of(ctx, node, top)
+            args = getattr(node, "args", ())
+            if stmt is None or any(a.star for a in args) or not isinstance(stmt, cst.SimpleStatementLine) \
+                    or len(stmt.body) != 1 or not isinstance(stmt.body[0], cst.Expr) or stmt.body[0].value is not node:
+                continue
+            if stmt_top is backward_top or ctx.span(stmt, backward_top) is not None:
+                arg_names = {n.value for a in args for n in _names(a.value)}
+                moving, moving_top, names, what = stmt, stmt_top, sorted(arg_names), f"`{ctx.code(node)}`"
+                break
+        if moving is None:
+            found = _helper_call_before(ctx, write, hint, use)
+            if found is not None:
+                moving, moving_top, names, what = found
+        if moving is None or not names:
+            return None
+    moved = None
+    for name in names:  # every name it passes: nothing between the two may read or write it
+        moved = fixes.move_after(ctx, moving, moving_top, backward_stmt, backward_top, name)
+        if moved is None:
+            return None
     edits, line = moved
     return make_fix("unsafe", ctx.t(
-        f"Move this write after the `backward()` on line {line} (unsafe: the forward's gradient is then computed "
+        f"Move {what} after the `backward()` on line {line} (unsafe: the forward's gradient is then computed "
         "with the values it used; if the write was meant to come before the forward, move it there instead)",
-        f"把这次写入移到第 {line} 行的 `backward()` 之后（不安全：梯度按前向传播所用的值计算；若写入本应在前向传播之前，"
-        "请改为移到那里）"), *edits)
+        f"把{'这次写入' if what == 'this write' else what}移到第 {line} 行的 `backward()` 之后（不安全：梯度按前向传播"
+        "所用的值计算；若写入本应在前向传播之前，请改为移到那里）"), *edits)
+
+
+def _helper_call_before(ctx, write, hint, use):
+    """The write runs in a helper the analysis does not trace back (`clip_weights(netD, ...)`): the one call of
+    that helper, as a statement of its own, before the backward in the backward's block."""
+    from ..fixes_order import _callee_name, _function_of, _parents, _statement_of, _tree_of, _whole_module
+
+    tree = _tree_of(ctx, [write.stmt], write.top or hint)
+    helper = _function_of(write.stmt, _parents(tree)) if tree is not None else None
+    use_tree = _tree_of(ctx, [use], hint)
+    if helper is None or use_tree is None:
+        return None
+    parents = _parents(use_tree)
+    b_stmt = _statement_of(use, parents)
+    block = parents.get(id(b_stmt))
+    if block is None:  # a module-level statement is its own top: its block is the file's module code
+        use_tree = _whole_module(ctx)
+        parents = _parents(use_tree) if use_tree is not None else {}
+        block = parents.get(id(b_stmt))
+    if block is None:
+        return None
+    body = list(block.body)
+    calls = []
+    for stmt in body[:next(i for i, st in enumerate(body) if st is b_stmt)]:
+        small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 else None
+        if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call) \
+                and _callee_name(small.value) == helper.name.value and not any(a.star for a in small.value.args):
+            calls.append((stmt, small.value))
+    if len(calls) != 1:
+        return None
+    stmt, call = calls[0]
+    names = sorted({n.value for a in call.args for n in _names(a.value)})
+    return stmt, hint, names, f"`{ctx.code(call)}`"
+
+
+def _names(node):
+    out, stack = [], [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, cst.Name):
+            out.append(n)
+        stack.extend(n.children)
+    return out
