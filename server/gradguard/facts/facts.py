@@ -25,6 +25,17 @@ class TensorFacts:
     data_alias_of: str = ""
 
 
+_DISAGREE = "disagree"  # passes over one name proved different values: hover claims neither
+
+
+def _join_claims(old, new):
+    if old is _DISAGREE or old == new:
+        return old
+    if old is None or new is None:
+        return new if old is None else old  # a pass that knows nothing contradicts nothing
+    return _DISAGREE
+
+
 def _first_per_span(items):
     """Loops are interpreted several times; hover lists each place once (its first version)."""
     seen = set()
@@ -42,6 +53,9 @@ class Facts:
     def __init__(self):
         self.problems: list[Problem] = []
         self.name_values: dict[int, Tensor] = {}  # id(Name node) -> Tensor at that point
+        # id(Name node) -> (requires_grad, is_leaf) when the name was met: a later requires_grad_(), an index write
+        # of a graph value, change the Tensor itself; None where passes (iterations, call contexts) disagree
+        self.name_states: dict[int, tuple] = {}
         self.expr_values: dict[int, Tensor] = {}  # id(expression node) -> the Tensor it evaluated to
         # id(write node or statement) -> "`flag` is true": code that runs only when a bool parameter is not its default
         self.option_conditions: dict[int, str] = {}
@@ -57,6 +71,9 @@ class Facts:
         for problem in other.problems:
             self.add_problem(problem)
         self.name_values.update(other.name_values)
+        for key, state in other.name_states.items():
+            old = self.name_states.get(key)
+            self.name_states[key] = state if old is None else tuple(map(_join_claims, old, state))
         self.expr_values.update(other.expr_values)
         self.saves.extend(other.saves)
         self.list_item_targets |= other.list_item_targets
@@ -74,10 +91,19 @@ class Facts:
                     continue
                 start_line = pos.start.line - 1 + pb.block.start_line
                 if start_line == line and pos.start.column <= col <= pos.end.column:
-                    return self.describe(self.name_values[id(node)], node.value, hint_block=pb)
+                    return self.describe(self.name_values[id(node)], node.value, hint_block=pb, node=node)
         return None
 
-    def describe(self, t: Tensor, name: str, hint_block=None) -> TensorFacts:
+    def note_state(self, node: cst.Name, t: Tensor) -> None:
+        """Remember what `t` was where `node` named it (what hover shows there, whatever happens to it later)."""
+        state = (t.requires_grad, t.is_leaf)
+        old = self.name_states.get(id(node))
+        if old is not None and old != state:
+            # a pass that knows nothing (a function run without its callers' arguments) contradicts nothing
+            state = tuple(map(_join_claims, old, state))
+        self.name_states[id(node)] = state
+
+    def describe(self, t: Tensor, name: str, hint_block=None, node: cst.Name | None = None) -> TensorFacts:
         loc = self.locator
 
         def span(node, top=None):
@@ -90,7 +116,9 @@ class Facts:
             shares = f"`{t.view_of.name}` (detach() shares its storage and version counter)"
         elif t.view_of is not None:
             shares = f"a view of `{t.base.name}` (same storage and version counter)"
-        return TensorFacts(name, t.is_leaf, t.requires_grad, span(t.origin), t.created_by,
+        requires_grad, is_leaf = (None if c is _DISAGREE else c
+                                  for c in self.name_states.get(id(node), (t.requires_grad, t.is_leaf)))
+        return TensorFacts(name, is_leaf, requires_grad, span(t.origin), t.created_by,
                            _first_per_span(saves), _first_per_span(writes), t.is_parameter, shares,
                            f"`{t.data_of.name}`" if t.data_of is not None else "")
 

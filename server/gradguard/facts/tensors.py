@@ -95,13 +95,15 @@ class Tensors:
         return v
 
     def _generic_result(self, scope, tensors, node):
+        # an operand the analysis knows nothing of (None: an unknown call's result, say) may require grad
+        unknown_operand = any(t is None for t in tensors)
         tensors = [t for t in tensors if isinstance(t, Tensor)]
         if not tensors:
             return None
         if scope.grad == GRAD_OFF:
             return self.new_tensor(scope, requires_grad=False, is_leaf=True, origin=node, created_by="an op under no_grad")
         rg = True if any(t.requires_grad is True for t in tensors) else (
-            None if any(t.requires_grad is None for t in tensors) else False)
+            None if unknown_operand or any(t.requires_grad is None for t in tensors) else False)
         history = SharedSet.union(t.history for t in tensors)
         return self.new_tensor(scope, requires_grad=rg, is_leaf=None if rg is None else not rg, origin=node,
                                created_by="an op", history=history, owners=self.owners_of(scope, tensors))
@@ -139,9 +141,10 @@ class Tensors:
             self.write(scope, first, node, scope.stmt, op=f"{op_name}(inplace=True)", kind="inplace_arg")
             self.save_inplace_result(scope, first, row, op_name, node)
             return first
+        operands = tensors + [None] * any(a is None for a in args)
         if row is None:
-            return self._generic_result(scope, tensors, node)
-        result = self._generic_result(scope, tensors, node)
+            return self._generic_result(scope, operands, node)
+        result = self._generic_result(scope, operands, node)
         # an op's output follows its inputs' layout: contiguous when they all are (matmul, cat: always)
         result.contiguous = row.op in ("matmul", "linear", "addmm", "cat") or all(t.contiguous for t in tensors)
         if scope.grad == GRAD_OFF:

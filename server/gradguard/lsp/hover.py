@@ -235,7 +235,7 @@ _NAME_INDEX: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
 def _name_at(analysis, line: int, col: int):
-    """(the analysis' Tensor value, its name) for the name at a 0-based (line, code-point column), or None."""
+    """(the analysis' Tensor value, its name, the Name node) for the name at a 0-based (line, code-point column), or None."""
     locator = getattr(analysis, "locator", None)
     values = getattr(analysis, "name_values", None)
     if locator is None or values is None:
@@ -259,7 +259,7 @@ def _name_at(analysis, line: int, col: int):
         for start, end, node in index.get(line, ()):
             if start <= col <= end:
                 value = values.get(id(node))
-                return (value, node.value) if hasattr(value, "counter") else None
+                return (value, node.value, node) if hasattr(value, "counter") else None
     return None
 
 
@@ -268,7 +268,7 @@ def tensor_at(analysis, line: int, col: int):
     if not hasattr(analysis, "describe"):
         return analysis.tensor_at(line, col) if hasattr(analysis, "tensor_at") else None
     found = _name_at(analysis, line, col)
-    return analysis.describe(found[0], found[1]) if found is not None else None
+    return analysis.describe(found[0], found[1], node=found[2]) if found is not None else None
 
 
 def _value_at(analysis, line: int, col: int):

@@ -1,0 +1,110 @@
+"""Hover's requires_grad / is_leaf claims are what torch has at that point of the program.
+
+tests/real_world/facts_oracle.py checks every claim of every corpus program against a run under torch; these tests
+pin the mechanisms it found wrong, each on a program whose runtime values are asserted too.
+"""
+import textwrap
+
+import pytest
+
+from gradguard.engine import Engine
+
+
+def claims(source: str, name: str) -> list[tuple[int, bool | None, bool | None]]:
+    """(1-based line, requires_grad, is_leaf) hover shows for every occurrence of `name`."""
+    source = textwrap.dedent(source)
+    facts = Engine(editor=True).check(source, "t.py").facts
+    out = []
+    for i, line in enumerate(source.splitlines()):
+        col = 0
+        while (col := line.find(name, col)) >= 0:
+            before = line[col - 1] if col else " "
+            after = line[col + len(name)] if col + len(name) < len(line) else " "
+            if not (before.isalnum() or before == "_" or after.isalnum() or after == "_"):
+                described = facts.tensor_at(i, col)
+                if described is not None:
+                    out.append((i + 1, described.requires_grad, described.is_leaf))
+            col += len(name)
+    return out
+
+
+def run(source: str) -> dict:
+    torch = pytest.importorskip("torch")
+    namespace = {"torch": torch}
+    exec(textwrap.dedent(source), namespace)
+    return namespace
+
+
+INDEX_WRITE = """
+    import torch
+    w = torch.ones(3, requires_grad=True)
+    A = torch.zeros(3)
+    rg_before = A.requires_grad
+    A[0] = w[0] * 2
+    rg_after = A.requires_grad
+"""
+
+
+def test_a_tensor_later_written_with_a_graph_value_is_shown_as_it_was_where_it_was_bound():
+    ns = run(INDEX_WRITE)
+    assert (ns["rg_before"], ns["rg_after"]) == (False, True)
+    shown = claims(INDEX_WRITE, "A")
+    assert shown[0] == (4, False, True)  # `A = torch.zeros(3)`
+    assert shown[-1] == (7, True, False)  # `rg_after = A.requires_grad`, after the write
+
+
+REQUIRES_GRAD_OFF = """
+    import torch
+    p = torch.ones(3, requires_grad=True)
+    was = p.requires_grad
+    p.requires_grad_(False)
+    now = p.requires_grad
+"""
+
+
+def test_a_name_read_before_requires_grad_is_switched_off_still_requires_grad_there():
+    ns = run(REQUIRES_GRAD_OFF)
+    assert (ns["was"], ns["now"]) == (True, False)
+    assert claims(REQUIRES_GRAD_OFF, "p") == [(3, True, True), (4, True, True), (5, True, True), (6, False, True)]
+
+
+LOSS_IN_A_FUNCTION = """
+    import torch
+    from torch import nn
+
+
+    def train(model, data):
+        y = torch.randn(2, 1)
+        for x in data:
+            pred = model(x)
+            loss = nn.functional.mse_loss(pred, y)
+            loss.backward()
+        return loss.requires_grad
+
+
+    trained = train(nn.Linear(4, 1), [torch.randn(2, 4)])
+"""
+
+
+def test_a_loss_of_a_model_passed_in_is_shown_requiring_grad_not_as_a_constant():
+    # run on its own, `model(x)` is unknown: a loss of it and of `y` may require grad (it was shown as a
+    # leaf with requires_grad=False); the call on the last line passes a model, and there it requires grad
+    assert run(LOSS_IN_A_FUNCTION)["trained"] is True
+    assert claims(LOSS_IN_A_FUNCTION, "loss") == [(10, True, False), (11, True, False), (12, True, False)]
+
+
+UNKNOWN_OPERAND = """
+    import torch
+
+
+    def scaled(f, x):
+        y = torch.randn(2)
+        z = f(x) * y
+        z.add_(1)
+        return z
+"""
+
+
+def test_an_op_on_an_unknown_value_claims_nothing():
+    assert claims(UNKNOWN_OPERAND, "y") == [(6, False, True), (7, False, True)]
+    assert claims(UNKNOWN_OPERAND, "z") == [(7, None, None), (8, None, None), (9, None, None)]
