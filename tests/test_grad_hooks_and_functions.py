@@ -510,3 +510,21 @@ def test_gg505_claim_a_ctx_stash_is_never_version_checked():
     y.sum().backward()
     assert w.grad.tolist() == [6.0, 12.0]  # true: [4, 8]
     assert w.tolist() == [4.0, 8.0]
+
+
+def test_gg503_hook_in_a_helper_that_returns_the_hooked_value():
+    # MuZero's scale_gradient(tensor, scale): the callers' sum hands the same gradient to every term
+    code = """\
+import torch
+def scale_gradient(tensor, scale):
+    tensor.register_hook(lambda grad: grad.mul_(scale))
+    return tensor
+def fresh_only(tensor, scale):
+    tensor.register_hook(lambda grad: grad.mul_(scale))
+    return tensor
+w = torch.ones(2, requires_grad=True)
+loss = (w * 2).sum() + scale_gradient((w * 3).sum(), 0.5)
+other = torch.nn.functional.linear(fresh_only(w * 3, 0.5), torch.ones(1, 2))
+"""
+    report = ENGINE.check(code, "t.py")
+    assert [(f.code, f.span.start_line + 1) for f in report.findings if f.code in CODES] == [("GG503", 3)]

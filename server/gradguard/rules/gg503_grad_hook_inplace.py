@@ -199,7 +199,30 @@ class _Sites(cst.CSTVisitor):
                 return isinstance(expr, cst.Call) and dotted(expr.func) in names
             return isinstance(expr, (cst.Name, cst.Attribute)) and dotted(expr) in names
 
-        return shares_gradient(scope, matches, lambda f: resolve(self.frames.ctx, f))
+        resolve_name = lambda f: resolve(self.frames.ctx, f)  # noqa: E731
+        if shares_gradient(scope, matches, resolve_name):
+            return True
+        return self._returned_to_callers(names[0], layer_call, resolve_name)
+
+    def _returned_to_callers(self, name: str, layer_call: bool, resolve_name) -> bool:
+        """`def scale_gradient(t, s): t.register_hook(...); return t`: the hooked value is what callers get, so
+        the calls of the helper are looked at in the whole file."""
+        functions = [node for kind, node in self.frames.stack if kind == "function"]
+        if layer_call or not functions or name not in parameters(functions[-1]):
+            return False
+        helper = functions[-1]
+        returns = [r for stmt in helper.body.body if isinstance(stmt, cst.SimpleStatementLine)
+                   for r in stmt.body if isinstance(r, cst.Return)]
+        if not any(isinstance(r.value, cst.Name) and r.value.value == name for r in returns):
+            return False
+        helper_name = helper.name.value
+        tops = [top for pb in self.frames.ctx.locator.blocks if helper_name in pb.block.text for top in pb.module.body]
+
+        def called(expr) -> bool:
+            return isinstance(expr, cst.Call) and (dotted(expr.func) == helper_name
+                                                   or dotted(expr.func).endswith("." + helper_name))
+
+        return shares_gradient(tops, called, resolve_name)
 
     def _scope(self, name: str):
         """Where the hooked value's uses are looked for: its class for `self.x`, else its function, else the
