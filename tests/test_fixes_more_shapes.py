@@ -469,3 +469,106 @@ def test_a_data_write_inside_a_helper_moves_as_the_call_of_that_helper():
     ref = run(WGAN_CLIP.replace("clip_weights(net_d, -0.05, 0.05)\n", "").replace("opt_d.step()\n", ""))
     for p, q in zip(ns["net_d"].parameters(), ref["net_d"].parameters()):
         assert torch.allclose(p.grad, q.grad)
+
+
+# ---------------------------------------------------------------- GG404: a term back-propagated before its total
+TERM_TWICE = """\
+import torch
+from torch import nn
+import torch.nn.functional as F
+
+torch.manual_seed(0)
+enc, dec, disc = nn.Linear(6, 4), nn.Linear(4, 6), nn.Linear(6, 2)
+opt = torch.optim.Adam([*enc.parameters(), *dec.parameters()], lr=1e-3)
+x, c = torch.randn(3, 6), torch.tensor([0, 1, 1])
+recon = dec(torch.tanh(enc(x)))
+recon_loss = (recon - x).pow(2).mean()
+attr_loss = F.cross_entropy(disc(recon), c)
+opt.zero_grad()
+attr_loss.backward()
+total = recon_loss + 0.1 * attr_loss
+total.backward()
+opt.step()
+"""
+
+
+def test_a_backward_of_a_term_the_total_adds_again_is_removed():
+    raises(TERM_TWICE)
+    finding = only(TERM_TWICE, "GG404")
+    assert finding.fix.message == ("Remove `attr_loss.backward()` on line 13: `total` already adds `attr_loss` "
+                                   "(unsafe: its gradient is no longer counted twice)")
+    fixed = apply(TERM_TWICE, finding.fix)
+    assert fixed == TERM_TWICE.replace("attr_loss.backward()\n", "")
+    run(fixed)
+
+
+# ---------------------------------------------------------------- GG404: a value from an untrained graph, every pass
+PPO_OLD_LOGPROBS = """\
+import torch
+from torch import nn
+from torch.distributions import Categorical
+
+torch.manual_seed(0)
+
+
+class Memory:
+    def __init__(self):
+        self.states, self.actions, self.logprobs = [], [], []
+
+
+class Policy(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.layer = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 2), nn.Softmax(dim=-1))
+
+    def act(self, state, memory):
+        dist = Categorical(self.layer(state))
+        action = dist.sample()
+        memory.states.append(state)
+        memory.actions.append(action)
+        memory.logprobs.append(dist.log_prob(action))
+        return action.item()
+
+
+class PPO:
+    def __init__(self):
+        self.policy, self.policy_old = Policy(), Policy()
+        self.policy_old.load_state_dict(self.policy.state_dict())
+        self.optimizer = torch.optim.Adam(self.policy.parameters(), lr=1e-3)
+
+    def update(self, memory):
+        states, actions = torch.stack(memory.states), torch.stack(memory.actions)
+        old_logprobs = torch.stack(memory.logprobs)
+        for _ in range(3):
+            logprobs = Categorical(self.policy.layer(states)).log_prob(actions)
+            loss = -torch.exp(logprobs - old_logprobs).mean()
+            self.optimizer.zero_grad()
+            loss.backward()
+            self.optimizer.step()
+
+
+ppo, memory = PPO(), Memory()
+for t in range(6):
+    ppo.policy_old.act(torch.randn(4), memory)
+ppo.update(memory)
+"""
+
+
+def test_a_value_from_a_graph_no_optimizer_trains_is_read_detached_before_the_loop():
+    raises(PPO_OLD_LOGPROBS)
+    finding = only(PPO_OLD_LOGPROBS, "GG404")
+    assert finding.fix.message == (
+        "Read it as a constant in every iteration: `torch.stack(memory.logprobs).detach()` (unsafe: nothing "
+        "back-propagates into what computed it; no optimizer trains that)")
+    fixed = apply(PPO_OLD_LOGPROBS, finding.fix)
+    assert fixed == PPO_OLD_LOGPROBS.replace("old_logprobs = torch.stack(memory.logprobs)\n",
+                                             "old_logprobs = torch.stack(memory.logprobs).detach()\n")
+    run(fixed)
+
+
+def test_a_value_from_a_trained_graph_is_not_detached_before_the_loop():
+    text = PPO_OLD_LOGPROBS.replace("torch.optim.Adam(self.policy.parameters(), lr=1e-3)",
+                                    "torch.optim.Adam([*self.policy.parameters(), *self.policy_old.parameters()], lr=1e-3)")
+    raises(text)
+    fix = only(text, "GG404").fix
+    assert fix is None or "Read it as a constant" not in fix.message

@@ -1537,3 +1537,96 @@ def move_update_after(ctx, problems) -> tuple[Edit, dict] | None:
         return None
     return Edit(Span(a, 0, e, len(source.line_text(e))), new_text), {
         "first": a + 1, "last": b + 1, "after": e + 1, "optimizer": opt}
+
+
+# ---------------------------------------------------------------- GG404: a value with a graph read by every pass
+def detach_read_before_loop(ctx, problem) -> tuple[Edit, str] | None:
+    """A tensor bound before a loop from a graph no optimizer trains (PPO's `old_logprobs =
+    torch.stack(memory.logprobs)`, collected by the old policy), read by every pass of the loop whose backward
+    frees that graph on the first pass: the value is detached where it is bound before the loop
+    (`torch.stack(memory.logprobs).detach()`), so each pass's loss treats it as the constant it is. Only when no
+    step updates, and no code reads the `.grad` of, what that graph reaches."""
+    from .fixes import with_method
+
+    use, save = problem.use, problem.save
+    if use is None or save is None or problem.detail.get("freed_by") is not use:
+        return None
+    top = problem.top
+    tree = _tree_of(ctx, [use], top)
+    if tree is None:
+        return None
+    parents = _parents(tree)
+    loop = _statement_of(use, parents)
+    while loop is not None and not isinstance(loop, (cst.For, cst.While)):
+        loop = parents.get(id(loop))
+    block = parents.get(id(loop)) if loop is not None else None
+    if block is None:
+        return None
+    body = list(block.body)
+    i_loop = next(i for i, s in enumerate(body) if s is loop)
+    inside = _reads(loop)
+    assigned = _assigned_in(loop, leaking=True)
+    for stmt in reversed(body[:i_loop]):
+        small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 else None
+        if not isinstance(small, cst.Assign) or len(small.targets) != 1 or not isinstance(small.targets[0].target, cst.Name):
+            continue
+        name = small.targets[0].target.value
+        if name not in inside or name in assigned:
+            continue
+        value = _value(ctx, small.targets[0].target) or _value(ctx, small.value)
+        if value is None or not any(s is save for s in value.history):
+            continue
+        for s in value.history:
+            if any(w.kind == "step" for w in s.counter.writes) or getattr(s.tensor, "grad_read", False):
+                return None
+        for owner in value.owners:
+            counter = getattr(owner, "params_counter", None) or getattr(owner, "counter", None)
+            if counter is None or any(w.kind == "step" for w in counter.writes) or getattr(owner, "grad_read", False):
+                return None  # trained, or its gradient is read: detaching would change what it learns
+        return with_method(ctx, small.value, top, "detach")
+    return None
+
+
+# ---------------------------------------------------------------- GG404: a backward of a term the later loss adds
+def drop_backward_of_term(ctx, problem) -> tuple[Edit, dict] | None:
+    """`l_attr.backward()` and then `total = recon + kl + lam * l_attr; total.backward()` with nothing between
+    that steps, zeroes or reads gradients: the first backward only adds `l_attr`'s gradient a second time (and
+    frees the graph the total needs). That statement is removed, so the total's backward computes every term's
+    gradient once, as the total says."""
+    freed, use, top = problem.detail.get("freed_by"), problem.use, problem.top
+    if not isinstance(freed, cst.Call) or freed is use or problem.detail.get("site") is not None:
+        return None
+    first, second = _receiver(freed), _receiver(use)
+    if not isinstance(first, cst.Name) or second is None or freed.args:
+        return None
+    tree = _tree_of(ctx, [freed, use], top)
+    if tree is None:
+        return None
+    parents = _parents(tree)
+    f_stmt, u_stmt = _statement_of(freed, parents), _statement_of(use, parents)
+    block = parents.get(id(f_stmt))
+    if block is None or parents.get(id(u_stmt)) is not block or len(f_stmt.body) != 1 \
+            or not isinstance(f_stmt.body[0], cst.Expr) or f_stmt.body[0].value is not freed:
+        return None
+    body = list(block.body)
+    i_f = next(i for i, s in enumerate(body) if s is f_stmt)
+    i_u = next(i for i, s in enumerate(body) if s is u_stmt)
+    if i_u <= i_f:
+        return None
+    for stmt in body[i_f + 1:i_u]:
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            return None
+        if any(isinstance(c.func, cst.Attribute) and c.func.attr.value in ("step", "zero_grad", "backward")
+               for c in _calls(stmt)) or ".grad" in ctx.code(stmt):
+            return None
+        if _conflicts(_assigned_in(stmt), {first.value}):
+            return None  # the name is re-bound: the later loss adds another value
+    cone = _cone(body, i_u, second)
+    if not any(i > i_f and first.value in _stmt_reads(body[i]) for i in cone) and first.value not in _reads(second):
+        return None
+    span = _line_span(ctx, f_stmt, top)
+    if span is None:
+        return None
+    a, b = span
+    return Edit(Span(a, 0, b + 1, 0), ""), {"line": a + 1, "text": ctx.code(freed), "term": first.value,
+                                            "total": ctx.code(second)}

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from . import Rule, make_fix
 from ..fixes_order import (clear_kept_list, detach_at_source, detach_crossing, recompute_after_freeing_step,
-                           recompute_in_loop, restart_accumulated_loss, retain_first_graph, retain_graph_at)
+                           recompute_in_loop, restart_accumulated_loss, retain_first_graph, retain_graph_at,
+                           detach_read_before_loop, drop_backward_of_term)
 
 RULE = Rule(
     code="GG404",
@@ -183,6 +184,12 @@ def _fix(ctx, group):
                 f"weights)",
                 f"把第 {lines} 行{'移' if info['moved'] else '复制'}到第 {info['loop']} 行的循环里（不安全：每一轮都用当前权重"
                 f"重新运行这段前向传播）"), edit)
+        elif (constant := detach_read_before_loop(ctx, problem)) is not None:
+            edit, new = constant
+            fix = make_fix("unsafe", ctx.t(
+                f"Read it as a constant in every iteration: `{new}` (unsafe: nothing back-propagates into what "
+                f"computed it; no optimizer trains that)",
+                f"在每一轮中把它当作常量读取：`{new}`（不安全：不再反向传播进计算它的部分；没有优化器训练那部分）"), edit)
         elif detach_at_source(ctx, problem) is not None:
             # Nothing updates what built that graph, so keeping it for every iteration is sound; detaching it
             # where it is made is lighter, and the message says so, but cuts gradients some code may read.
@@ -223,6 +230,13 @@ def _fix(ctx, group):
             fix = make_fix("unsafe", ctx.t(
                 f"Read {shown} (unsafe: that loss no longer back-propagates into the model whose output it reads)",
                 f"改为读取 {shown}（不安全：该损失不再反向传播进它所读取输出的那个模型）"), *edits)
+        elif (dropped := drop_backward_of_term(ctx, problem)) is not None:
+            edit, info = dropped
+            fix = make_fix("unsafe", ctx.t(
+                f"Remove `{info['text']}` on line {info['line']}: `{info['total']}` already adds `{info['term']}` "
+                f"(unsafe: its gradient is no longer counted twice)",
+                f"删除第 {info['line']} 行的 `{info['text']}`：`{info['total']}` 已经包含 `{info['term']}`"
+                f"（不安全：它的梯度不再被计算两次）"), edit)
         else:
             retained = retain_first_graph(ctx, problem)
             if retained is not None:
