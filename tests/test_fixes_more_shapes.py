@@ -572,3 +572,21 @@ def test_a_value_from_a_trained_graph_is_not_detached_before_the_loop():
     raises(text)
     fix = only(text, "GG404").fix
     assert fix is None or "Read it as a constant" not in fix.message
+
+
+# ---------------------------------------------------------------- GG403: a literal nest of state on the object
+NESTED_STATE = STATE_ON_OBJECT.replace(
+    "        out, self.hidden = self.lstm(out, self.hidden)\n        return out[:, -1]\n",
+    "        h, c = (None, None) if self.hidden is None else self.hidden[0]\n"
+    "        out, (h, c) = self.lstm(out, None if h is None else (h, c))\n"
+    "        self.hidden = [(h, c)]\n        return out[:, -1] + h[-1]\n")
+
+
+def test_state_kept_as_a_literal_nest_is_detached_leaf_by_leaf_and_the_loss_keeps_its_graph():
+    raises(NESTED_STATE)
+    finding = only(NESTED_STATE, "GG403")
+    assert finding.fix.message == "Carry `[(h.detach(), c.detach())]` (cuts the graph: no gradient into earlier iterations)"
+    fixed = apply(NESTED_STATE, finding.fix)
+    assert fixed == NESTED_STATE.replace("self.hidden = [(h, c)]", "self.hidden = [(h.detach(), c.detach())]")
+    ns = run(fixed)
+    assert ns["model"].lstm.weight_hh_l0.grad is not None  # `h[-1]` in the loss still reaches the LSTM

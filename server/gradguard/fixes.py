@@ -586,7 +586,10 @@ def detach_carry(ctx, problem) -> tuple[Edit, str] | None:
             values = [ctx.facts.name_values.get(id(n)) or ctx.facts.expr_values.get(id(n)) for n in before[name]]
             kind = "tensor" if any(v is not None and v.history for v in values) else None
         if name == carry.name and kind is None:
-            return None
+            # `self.state = [(h, c)]`: a literal nest of tensors, each detached where the literal holds it
+            if not isinstance(target, (cst.Name, cst.Attribute)) or len(bound) != 1 or name in after_loads:
+                return None  # the rest of the iteration reads it (the loss may be computed from it)
+            return _detach_literal_leaves(ctx, small.value, problem.top)
         if kind is not None:
             carried.append((name, kind))
     if not carried:
@@ -779,6 +782,45 @@ def _insert_after(ctx, stmt, hint, indent: str, carried) -> tuple[Edit, str] | N
         return None
     end = len(ctx.source.line_text(span.end_line))
     return Edit(Span(span.end_line, end, span.end_line, end), f"\n{indent}{line}"), values
+
+
+def _detach_literal_leaves(ctx, value, hint) -> tuple[Edit, str] | None:
+    """`[(h, c)]` -> `[(h.detach(), c.detach())]`: every leaf of a list/tuple literal is a name or attribute holding
+    a tensor; only the literal's elements change, so the names themselves (the loss may read `h`) keep their
+    graph. One edit per leaf, reported as the whole new literal."""
+    from .facts.model import Tensor
+
+    if not isinstance(value, (cst.List, cst.Tuple)):
+        return None
+    leaves, stack = [], [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.List, cst.Tuple)):
+            if any(isinstance(e, cst.StarredElement) for e in node.elements):
+                return None
+            stack.extend(e.value for e in node.elements)
+            continue
+        if not isinstance(node, (cst.Name, cst.Attribute)):
+            return None
+        found = ctx.facts.name_values.get(id(node)) or ctx.facts.expr_values.get(id(node))
+        if not isinstance(found, Tensor):
+            return None
+        leaves.append(node)
+    whole = text_of(ctx, value, hint)
+    if not leaves or whole is None or has_comment_or_continuation(value, whole[1]):
+        return None
+    span, old = whole
+    base = ctx.source.offset(span.start_line, span.start_col)
+    new = old
+    for leaf in sorted(leaves, key=lambda n: ctx.source.offset(ctx.span(n, hint).end_line, ctx.span(n, hint).end_col),
+                       reverse=True):
+        leaf_span = ctx.span(leaf, hint)
+        at = ctx.source.offset(leaf_span.end_line, leaf_span.end_col) - base
+        new = new[:at] + ".detach()" + new[at:]
+    original, rewritten = _parse_expression(old), _parse_expression(new)
+    if original is None or rewritten is None:
+        return None
+    return Edit(span, new), new
 
 
 def _detach_tuple_value(ctx, value, hint) -> tuple[Edit, str] | None:
