@@ -162,3 +162,13 @@ def test_the_unvalidated_parse_builds_the_same_trees():
     # node construction validates again afterwards
     with pytest.raises(cst.CSTValidationError):
         cst.Name("not a name")
+
+
+def test_a_batch_report_keeps_no_facts_and_an_editor_report_does():
+    # A batch check's Facts hold the file's trees (the collections after the check walked them); only hover,
+    # an editor's, reads them.
+    text = "import torch\nw = torch.ones(2, requires_grad=True)\nw.add_(1)\n"
+    batch, editor = Engine(editor=False).check(text, "t.py"), Engine(editor=True).check(text, "t.py")
+    assert [f.code for f in batch.findings] == [f.code for f in editor.findings] == ["GG101"]
+    assert batch.facts is None
+    assert editor.facts is not None and editor.facts.tensor_at(2, 0) is not None
