@@ -10,6 +10,9 @@ Prints one table:
 - hover latency: on a tensor name (engine facts), and on a name imported from another workspace
   module once jedi is warm (a fresh document version each time, so jedi really runs).
 - server RSS after the first edit and after 1,000 edits (debounce 0, every edit analysed).
+- edits in timm's models/vision_transformer.py (the wheel pinned in corpus.lock): a digit in the middle of a
+  top-level function and of a method of the VisionTransformer class, didChange -> publish minus debounce, and the
+  analysis alone (`Engine.check` CPU in this process, same edits). `--edits-only`: the 5,000-line file and timm's.
 """
 from __future__ import annotations
 
@@ -111,13 +114,16 @@ async def start(settings: dict, root: Path):
     return client
 
 
-async def edit_latencies(client, uri: str, text: str, target_line: int, edits: int, debounce_ms: int) -> list[float]:
-    """Send `edits` one-digit incremental changes on `target_line`; ms from send to publish."""
+async def edit_latencies(client, uri: str, text: str, target_line: int, edits: int, debounce_ms: int,
+                         col: int | None = None, first_version: int = 1, digit: str | None = None) -> list[float]:
+    """Send `edits` one-digit incremental changes on `target_line` (at `col`, else the digit after "0."); ms from
+    send to publish."""
     line = text.split("\n")[target_line]
-    col = line.index("0.") + 2  # the digit after "0."
+    if col is None:
+        col = line.index("0.") + 2  # the digit after "0."
     out = []
     for k in range(edits):
-        version = k + 2
+        version = first_version + k + 1
         mark = len(client.published)
         sent = time.perf_counter()
         client.text_document_did_change(
@@ -126,7 +132,7 @@ async def edit_latencies(client, uri: str, text: str, target_line: int, edits: i
                 content_changes=[
                     types.TextDocumentContentChangePartial(
                         range=types.Range(start=types.Position(target_line, col), end=types.Position(target_line, col + 1)),
-                        text=str(k % 10),
+                        text=digit if digit is not None else str(k % 10),
                     )
                 ],
             )
@@ -160,6 +166,86 @@ async def latency_case(name: str, lines: int, edits: int, tmp: Path) -> tuple[st
         return f"{name} ({text.count(chr(10))} lines, {len(first.diagnostics)} findings)", values, cpu_ms
     finally:
         await close(client)
+
+
+# Edits in timm's vision_transformer.py (the wheel pinned in corpus.lock): a digit in the middle of a top-level
+# function and of a method of the 600-line VisionTransformer class (its whole class block is re-parsed).
+TIMM_EDITS = (
+    ("checkpoint_filter_fn", "def checkpoint_filter_fn(", "num_prefix_tokens = 0 if getattr(", "= 0"),
+    ("VisionTransformer._pos_embed", "    def _pos_embed(", "x = torch.cat(to_cat + [x], dim=1)", "dim=1"),
+)
+
+
+def timm_vision_transformer() -> tuple[str, str]:
+    """(label, text) of timm's models/vision_transformer.py, from the wheel pinned in benchmarks/corpus.lock."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import corpus  # benchmarks/ is not a package
+
+    (package,) = corpus.collect(["timm"], sys.executable)
+    path = package.checked_dir / "models" / "vision_transformer.py"
+    return f"{package.label} models/vision_transformer.py", path.read_text(encoding="utf-8")
+
+
+def timm_target(text: str, head: str, line_text: str, digit_after: str) -> tuple[int, int]:
+    """(line, column) of the digit to edit: in the first line containing `line_text` after the line starting with
+    `head`."""
+    lines = text.split("\n")
+    start = next(i for i, ln in enumerate(lines) if ln.startswith(head))
+    line = next(i for i in range(start, len(lines)) if line_text in lines[i])
+    return line, lines[line].index(digit_after, lines[line].index(line_text)) + len(digit_after) - 1
+
+
+def engine_edit_ms(text: str, path: str, line: int, col: int, edits: int) -> list[float]:
+    """The analysis alone, in this process: CPU ms of `Engine.check` (an editor's engine, warm) per one-digit edit."""
+    from gradguard.config import Config
+    from gradguard.engine import Engine
+
+    engine = Engine()
+    config = Config()
+    engine.check(text, path, config)
+    lines = text.split("\n")
+    out = []
+    for k in range(edits):
+        edited = lines[:]
+        edited[line] = edited[line][:col] + str(k % 10) + edited[line][col + 1:]
+        started = time.process_time()
+        engine.check("\n".join(edited), path, config)
+        out.append((time.process_time() - started) * 1000)
+    return out
+
+
+async def timm_case(tmp: Path, edits: int, cpu_rows: list) -> tuple[list, list]:
+    """didChange -> publish minus debounce for each of TIMM_EDITS, and the analysis alone in process; the server's
+    CPU per edit goes to `cpu_rows`."""
+    label, text = timm_vision_transformer()
+    path = tmp / "vision_transformer.py"
+    path.write_text(text)
+    rows, analysis_rows = [], []
+    client = await start({"debounceMs": DEBOUNCE_MS, "jedi": {"enable": False}}, tmp)
+    try:
+        uri = path.as_uri()
+        mark = open_doc(client, uri, text)
+        await wait_publish(client, uri, mark, version=1, timeout=300)
+        version = 1
+        for name, head, line_text, digit_after in TIMM_EDITS:
+            line, col = timm_target(text, head, line_text, digit_after)
+            # each case starts from the text as opened (the previous case's digit restored)
+            cpu_before = cpu_seconds(client._server.pid)
+            values = await edit_latencies(client, uri, text, line, edits, DEBOUNCE_MS, col=col, first_version=version)
+            version += edits
+            cpu_ms = (cpu_seconds(client._server.pid) - cpu_before) * 1000 / edits
+            restore = await edit_latencies(client, uri, text, line, 1, DEBOUNCE_MS, col=col, first_version=version,
+                                           digit=text.split("\n")[line][col])
+            version += 1
+            del restore
+            where = f"{label}, line {line + 1} in {name}"
+            rows.append((f"didChange->publish minus debounce, {where}", values))
+            analysis_rows.append((f"analysis alone (Engine.check CPU), {where}",
+                                  engine_edit_ms(text, str(path), line, col, edits)))
+            cpu_rows.append((f"server CPU per edit, {where}", cpu_ms))
+    finally:
+        await close(client)
+    return rows, analysis_rows
 
 
 async def hover_case(tmp: Path, hovers: int) -> dict[str, list[float]]:
@@ -256,22 +342,33 @@ async def main(argv: list[str]) -> int:
     parser.add_argument("--hovers", type=int, default=30)
     parser.add_argument("--huge-lines", type=int, default=0,
                         help="also edit a file of this many lines (100000: more than 5,000 top-level blocks), 20 edits")
+    parser.add_argument("--timm-edits", type=int, default=60, help="edits per case in timm's vision_transformer.py")
+    parser.add_argument("--skip-timm", action="store_true", help="leave out the timm file (needs its wheel)")
+    parser.add_argument("--edits-only", action="store_true",
+                        help="only the 5,000-line file and timm's (no 300-line script, hover or memory)")
     args = parser.parse_args(argv)
     rows = []
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
         cpu_rows = []
         for name, lines in (("training script", 300), ("large file", 5000)):
+            if args.edits_only and lines != 5000:
+                continue
             label, values, cpu_ms = await latency_case(name.replace(" ", "_"), lines, args.edits, tmp)
             rows.append((f"didChange->publish minus debounce, {label}", values))
             cpu_rows.append((f"server CPU per edit, {label}", cpu_ms))
+        if not args.skip_timm:
+            timm_rows, analysis_rows = await timm_case(tmp, args.timm_edits, cpu_rows)
+            rows += timm_rows
+            rows += analysis_rows
         if args.huge_lines:
             label, values, cpu_ms = await latency_case("huge_file", args.huge_lines, min(args.edits, 20), tmp)
             rows.append((f"didChange->publish minus debounce, {label}", values))
             cpu_rows.append((f"server CPU per edit, {label}", cpu_ms))
-        for label, values in (await hover_case(tmp, args.hovers)).items():
-            rows.append((label, values))
-        first, last, _ = await memory_case(tmp, args.memory_edits)
+        if not args.edits_only:
+            for label, values in (await hover_case(tmp, args.hovers)).items():
+                rows.append((label, values))
+            first, last, _ = await memory_case(tmp, args.memory_edits)
     print()
     print(f"gradguard LSP benchmark  ({sys.executable} {' '.join(['benchmarks/bench_lsp.py', *argv])})")
     print(f"{'measurement':<88} {'n':>5} {'median ms':>10} {'p95 ms':>8}")
@@ -279,8 +376,10 @@ async def main(argv: list[str]) -> int:
         print(f"{label:<88} {len(values):>5} {statistics.median(values):>10.1f} {pct(values, 0.95):>8.1f}")
     for label, cpu_ms in cpu_rows:
         print(f"{label + ' (mean ms)':<88} {'':>5} {cpu_ms:>10.1f}")
-    print(f"{'server RSS after the first edit (MB)':<88} {'':>5} {first:>10.1f}")
-    print(f"{f'server RSS after {args.memory_edits} edits (MB)':<88} {'':>5} {last:>10.1f}   (growth {last - first:+.1f} MB)")
+    if not args.edits_only:
+        print(f"{'server RSS after the first edit (MB)':<88} {'':>5} {first:>10.1f}")
+        print(f"{f'server RSS after {args.memory_edits} edits (MB)':<88} {'':>5} {last:>10.1f}   "
+              f"(growth {last - first:+.1f} MB)")
     return 0
 
 
