@@ -590,3 +590,37 @@ def test_state_kept_as_a_literal_nest_is_detached_leaf_by_leaf_and_the_loss_keep
     assert fixed == NESTED_STATE.replace("self.hidden = [(h, c)]", "self.hidden = [(h.detach(), c.detach())]")
     ns = run(fixed)
     assert ns["model"].lstm.weight_hh_l0.grad is not None  # `h[-1]` in the loss still reaches the LSTM
+
+
+# ---------------------------------------------------------------- GG103: a loop item of unbind written through a view
+PATCH_BRIGHTNESS = """\
+import torch
+
+torch.manual_seed(0)
+w = torch.randn(2, 3, 8, 8, requires_grad=True)
+images = torch.tanh(w) * 1.0
+brightness = torch.rand(2) + 0.5
+out = []
+for i, img in enumerate(images.unbind(0)):
+    patch = img[:, 1:4, 2:5]
+    patch.mul_(brightness[i])
+    out.append(img)
+torch.stack(out).sum().backward()
+"""
+
+
+def test_an_unbound_loop_item_written_through_a_view_is_copied_at_the_top_of_the_loop():
+    with pytest.raises(RuntimeError, match="is a view and is being modified inplace"):
+        run(PATCH_BRIGHTNESS)
+    finding = only(PATCH_BRIGHTNESS, "GG103")
+    assert finding.fix.message == (
+        "Add `img = img.clone()` at the top of the loop (unsafe: the tensor it was split from is no longer modified; "
+        "the item and what is built from it are)")
+    fixed = apply(PATCH_BRIGHTNESS, finding.fix)
+    assert fixed == PATCH_BRIGHTNESS.replace("    patch = img[", "    img = img.clone()\n    patch = img[")
+    ns = run(fixed)
+    mask = torch.ones(2, 3, 8, 8)
+    mask[:, :, 1:4, 2:5] = ns["brightness"].view(-1, 1, 1, 1)
+    w = ns["w"].detach().clone().requires_grad_()
+    (torch.tanh(w) * mask).sum().backward()
+    assert torch.allclose(ns["w"].grad, w.grad)

@@ -5,8 +5,10 @@ import libcst as cst
 
 from . import Rule, make_fix
 from .. import fixes
+from ..findings import Edit
+from ..source import Span
 from ._common import (MULTI_VIEW_TAIL, indirect_inplace_flag, inplace_false, inplace_flag_risk, multi_view_error, name_of, out_of_place_rewrite,
-                      value_dropped)
+                      value_dropped, written_name)
 
 RULE = Rule(
     code="GG103",
@@ -93,6 +95,13 @@ def _fix(ctx, write, tensor, hint):
         text = flag[1] and ctx.t(f"Rewrite as `{flag[1]}`", f"改写为 `{flag[1]}`")
         return make_fix("safe" if risk is None else "unsafe",
                         (text or ctx.t("Use `inplace=False`", "改为 `inplace=False`")) + unsafe, flag[0])
+    copied = _copy_loop_item(ctx, write, hint)
+    if copied is not None:
+        edit, line = copied
+        return make_fix("unsafe", ctx.t(
+            f"Add `{line}` at the top of the loop (unsafe: the tensor it was split from is no longer modified; "
+            "the item and what is built from it are)",
+            f"在循环开头加上 `{line}`（不安全：不再修改被拆分的张量；修改的是该项及由它构建的值）"), edit)
     rewrite = out_of_place_rewrite(ctx, write, hint)
     if rewrite:
         return make_fix("unsafe", ctx.t(f"Rewrite as `{rewrite[1]}` (unsafe: the base tensor is no longer modified)",
@@ -108,6 +117,88 @@ def _fix(ctx, write, tensor, hint):
 _SPLITTERS = {"unbind", "split", "chunk", "tensor_split", "split_with_sizes", "hsplit", "vsplit", "dsplit"}
 
 
+def _copy_loop_item(ctx, write, hint):
+    """`for i, img in enumerate(images.unbind(0)): patch = img[:, a:b]; patch.mul_(s); out.append(img)`: the loop
+    item is one of several views, so no write through it is allowed; a copy of it at the top of the body
+    (`img = img.clone()`) is an ordinary tensor, and the write then changes the copy and what the loop builds
+    from it. Only when the written name is the item, or is bound in the body from an index or view of it."""
+    from ..fixes_order import _binds, _parents, _statement_of, _tree_of
+
+    tree = _tree_of(ctx, [write.stmt], write.top or hint)
+    if tree is None:
+        return None
+    parents = _parents(tree)
+    stmt = _statement_of(write.stmt, parents) or write.stmt
+    loop = parents.get(id(stmt))
+    while loop is not None and not isinstance(loop, cst.For):
+        loop = parents.get(id(loop))
+    if loop is None or not isinstance(loop.body, cst.IndentedBlock):
+        return None
+    splits = [n for n in _walk(loop.iter) if isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute)
+              and n.func.attr.value in _SPLITTERS]
+    if len(splits) != 1:
+        return None
+    written = written_name(write)
+    if written is None:
+        return None
+    items = _binds(loop.target)
+    item = written.value if written.value in items else None
+    if item is None:  # `patch = img[...]` in the body, then `patch.mul_(...)`
+        for other in loop.body.body:
+            if other is stmt:
+                break
+            small = other.body[0] if isinstance(other, cst.SimpleStatementLine) and len(other.body) == 1 else None
+            if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name) \
+                    and small.targets[0].target.value == written.value:
+                base = small.value
+                while True:  # `img[:, a:b]`, `img.narrow(...)[0]`: down to the name it indexes or views
+                    if isinstance(base, cst.Subscript):
+                        base = base.value
+                    elif isinstance(base, cst.Call) and isinstance(base.func, cst.Attribute) \
+                            and base.func.attr.value in _VIEWS:
+                        base = base.func.value
+                    else:
+                        break
+                item = base.value if isinstance(base, cst.Name) and base.value in items else None
+        if item is None:
+            return None
+    first = ctx.span(loop.body.body[0], write.top or hint)
+    if first is None:
+        return None
+    indent = ctx.source.line_text(first.start_line)[:first.start_col]
+    if indent.strip():
+        return None
+    line = f"{item} = {item}.clone()"
+    return Edit(Span(first.start_line, 0, first.start_line, 0), f"{indent}{line}\n"), line
+
+
+def _iterated_by_a_loop(ctx, origin, hint) -> bool:
+    """`origin` is what a `for` (or a comprehension) walks: its `iter`, directly or as `zip(...)`/`enumerate(...)`."""
+    from ..fixes_order import _tree_of
+
+    tree = _tree_of(ctx, [origin], hint)
+    for node in _walk(tree) if tree is not None else ():
+        if isinstance(node, (cst.For, cst.CompFor)):
+            walked = node.iter
+            if walked is origin:
+                return True
+            if isinstance(walked, cst.Call) and isinstance(walked.func, cst.Name) and walked.func.value in ("zip", "enumerate") \
+                    and any(a.value is origin for a in walked.args):
+                return True
+    return False
+
+
+_VIEWS = {"narrow", "view", "reshape", "select", "unsqueeze", "squeeze", "transpose", "permute", "t", "flatten"}
+
+
+def _walk(node):
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        yield n
+        stack.extend(n.children)
+
+
 def _iterated_rows(ctx, tensor, hint):
     """The tensor a loop iterates (`for t in y:`, `zip(y, ...)`), rewritten to yield single-view rows."""
     origin, base = tensor.origin, tensor.view_of
@@ -115,6 +206,8 @@ def _iterated_rows(ctx, tensor, hint):
         return None
     if base.is_leaf is not False and base.requires_grad is not False:
         return None  # a view of a leaf that requires grad: writing it would still raise (GG102)
+    if not _iterated_by_a_loop(ctx, origin, hint):
+        return None  # `patch = img[:, a:b]`: a view of a loop item, not what the loop walks
     values = ctx.facts.expr_values
     candidates = [a.value for a in origin.args if a.keyword is None and not a.star] if (
         isinstance(origin, cst.Call) and isinstance(origin.func, cst.Name) and origin.func.value == "zip") else [origin]
