@@ -214,7 +214,7 @@ for t in range(3):
 
 def test_a_fused_step_with_carried_state_carries_it_detached():
     finding = only(FUSED_CARRY, "GG502")
-    assert finding.fix.message == "Carry `h_next.detach()` (cuts the graph: no gradient into earlier iterations)"
+    assert finding.fix.message == "Carry `h_next.detach()` (unsafe: cuts the graph, no gradient into earlier iterations)"
     fixed = apply(FUSED_CARRY, finding.fix)
     assert fixed == FUSED_CARRY.replace("    h = h_next\n", "    h = h_next.detach()\n")
     ns = run(fixed)
@@ -338,8 +338,8 @@ for _ in range(3):
 def test_tuple_state_on_the_object_is_detached_after_the_line_that_rebinds_it_even_beside_a_local():
     raises(STATE_ON_OBJECT)
     finding = only(STATE_ON_OBJECT, "GG403")
-    assert finding.fix.message == ("Add `self.hidden = tuple(s.detach() for s in self.hidden)` after line 16 (cuts "
-                                   "the graph: no gradient into earlier iterations)")
+    assert finding.fix.message == ("Add `self.hidden = tuple(s.detach() for s in self.hidden)` after line 16 (unsafe: "
+                                   "cuts the graph, no gradient into earlier iterations)")
     fixed = apply(STATE_ON_OBJECT, finding.fix)
     assert fixed == STATE_ON_OBJECT.replace(
         "        out, self.hidden = self.lstm(out, self.hidden)\n",
@@ -585,7 +585,7 @@ NESTED_STATE = STATE_ON_OBJECT.replace(
 def test_state_kept_as_a_literal_nest_is_detached_leaf_by_leaf_and_the_loss_keeps_its_graph():
     raises(NESTED_STATE)
     finding = only(NESTED_STATE, "GG403")
-    assert finding.fix.message == "Carry `[(h.detach(), c.detach())]` (cuts the graph: no gradient into earlier iterations)"
+    assert finding.fix.message == "Carry `[(h.detach(), c.detach())]` (unsafe: cuts the graph, no gradient into earlier iterations)"
     fixed = apply(NESTED_STATE, finding.fix)
     assert fixed == NESTED_STATE.replace("self.hidden = [(h, c)]", "self.hidden = [(h.detach(), c.detach())]")
     ns = run(fixed)

@@ -828,7 +828,7 @@ def carry_fix_title(ctx: RuleContext, detached, new: str) -> str:
     """The title of a carried-state detach, naming the edit: a line it adds (`Add `h, c = h.detach(), c.detach()`
     after line 12`) or the value it carries (`Carry `h_next.detach()``)."""
     edit = detached[0] if detached else None
-    why_en, why_zh = "cuts the graph: no gradient into earlier iterations", "截断计算图：梯度不再流入之前的迭代"
+    why_en, why_zh = "unsafe: cuts the graph, no gradient into earlier iterations", "不安全：截断计算图，梯度不再流入之前的迭代"
     span = edit.span if edit is not None else None
     added = edit.new_text.strip() if edit is not None else ""
     if span is not None and (span.start_line, span.start_col) == (span.end_line, span.end_col) and added \

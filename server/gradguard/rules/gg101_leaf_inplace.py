@@ -113,22 +113,22 @@ def check(ctx):
         elif write.kind in ("inplace_arg", "inplace_module") and (flag := inplace_false(ctx, write, hint)) and (
                 flag[1] is None or not problem.detail.get("loop_backward")):
             if flag[1] is None:
-                fix = make_fix("unsafe", ctx.t("Use `inplace=False` (the leaf is no longer modified)",
-                                               "改为 `inplace=False`（叶子张量不再被修改）"), flag[0])
+                fix = make_fix("unsafe", ctx.t("Use `inplace=False` (unsafe: the leaf is no longer modified)",
+                                               "改为 `inplace=False`（不安全：叶子张量不再被修改）"), flag[0])
             else:  # the call stood alone: its result is re-bound to the name
-                fix = make_fix("unsafe", ctx.t(f"Rewrite as `{flag[1]}` ({name} becomes a non-leaf: its `.grad` stays `None`)",
-                                               f"改写为 `{flag[1]}`（{name} 变成非叶子张量：它的 `.grad` 保持 `None`）"),
+                fix = make_fix("unsafe", ctx.t(f"Rewrite as `{flag[1]}` (unsafe: {name} becomes a non-leaf: its `.grad` stays `None`)",
+                                               f"改写为 `{flag[1]}`（不安全：{name} 变成非叶子张量：它的 `.grad` 保持 `None`）"),
                                flag[0])
         elif rewrite and not problem.detail.get("loop_backward"):
-            fix = make_fix("unsafe", ctx.t(f"Rewrite as `{rewrite[1]}` ({name} becomes a non-leaf: its `.grad` stays `None`)",
-                                           f"改写为 `{rewrite[1]}`（{name} 变成非叶子张量：它的 `.grad` 保持 `None`）"),
+            fix = make_fix("unsafe", ctx.t(f"Rewrite as `{rewrite[1]}` (unsafe: {name} becomes a non-leaf: its `.grad` stays `None`)",
+                                           f"改写为 `{rewrite[1]}`（不安全：{name} 变成非叶子张量：它的 `.grad` 保持 `None`）"),
                            rewrite[0])
         else:
             # Re-binding a leaf that a training loop backpropagates through again would break that loop, and
             # `act(w)` alone on its line cannot take `inplace=False` (the activation would be dropped):
             # change the values untracked instead.
-            fix = make_fix("unsafe", ctx.t("Do the write under `torch.no_grad()` (it is then not recorded in the graph)",
-                                           "在 `torch.no_grad()` 中写入（写入不再记录到计算图）"),
+            fix = make_fix("unsafe", ctx.t("Do the write under `torch.no_grad()` (unsafe: it is then not recorded in the graph)",
+                                           "在 `torch.no_grad()` 中写入（不安全：写入不再记录到计算图）"),
                            ctx.wrap_no_grad(write.stmt, hint))
         where = ctx.t(f" (created on line {line})" if line else "", f"（创建于第 {line} 行）" if line else "")
         message = ctx.t(

@@ -51,8 +51,8 @@ def check(ctx):
         update = (tensor.is_parameter or tensor.module_params is not None or tensor.grad_read
                   or ".grad" in ctx.code(write.stmt))
         fix = make_fix("safe" if update else "unsafe",
-                       ctx.t("Do the write under `torch.no_grad()`" + ("" if update else " (it is then not recorded in the graph)"),
-                             "在 `torch.no_grad()` 中写入" + ("" if update else "（写入不再记录到计算图）")),
+                       ctx.t("Do the write under `torch.no_grad()`" + ("" if update else " (unsafe: it is then not recorded in the graph)"),
+                             "在 `torch.no_grad()` 中写入" + ("" if update else "（不安全：写入不再记录到计算图）")),
                        ctx.wrap_no_grad(write.stmt, hint))
         message = ctx.t(
             f"`{write.op}` writes into a view of {name}, a leaf tensor that requires grad (line {line}); torch raises at once.",

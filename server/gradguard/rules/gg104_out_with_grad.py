@@ -52,7 +52,10 @@ def check(ctx):
         else:
             rewrite = out_arg_rewrite(ctx, stmt, call, hint)
         if rewrite:
-            fix = make_fix("unsafe", ctx.t(f"Rewrite as `{rewrite[1]}`", f"改写为 `{rewrite[1]}`"), rewrite[0])
+            fix = make_fix("unsafe", ctx.t(f"Rewrite as `{rewrite[1]}` (unsafe: the tensor passed as `out=` is no longer "
+                                           "filled, and other references to it keep the old values)",
+                                           f"改写为 `{rewrite[1]}`（不安全：作为 `out=` 传入的张量不再被填充，其他指向它的"
+                                           "引用保留旧值）"), rewrite[0])
         elif out is not None and out.base.is_leaf is True and out.base.requires_grad is True:
             # `torch.arange(1, n + 1, out=self.freq).mul_(PI)`: a parameter filled in place, as initialisation is
             wrapped = ctx.wrap_no_grad(stmt, hint)

@@ -5,7 +5,7 @@ from types import SimpleNamespace
 
 from . import Rule, make_fix
 from ..fixes_order import detach_carried_name, move_update_after, recompute_after_step
-from ._common import use_phrase
+from ._common import carry_fix_title, use_phrase
 
 RULE = Rule(
     code="GG502",
@@ -132,8 +132,7 @@ def check(ctx):
             recipe = ctx.t(f" Recompute {redo} after the step.", f"请在 step 之后重新计算第 {'、'.join(nums)} 行。")
         elif (carried := detach_carried_name(ctx, problem)) is not None:
             edit, new = carried
-            fix = make_fix("unsafe", ctx.t(f"Carry `{new}` (cuts the graph: no gradient into earlier iterations)",
-                                           f"把传给下一轮的状态改为 `{new}`（截断计算图：梯度不再流入之前的迭代）"), edit)
+            fix = make_fix("unsafe", carry_fix_title(ctx, carried, new), edit)
             recipe = ctx.t(f" Carry `{new}`.", f"请把传给下一轮的状态改为 `{new}`。")
         message = ctx.t(
             f"`{write.op}` (fused) modifies {write.target_name}, saved for backward on line {s_line}, without bumping "
