@@ -57,8 +57,8 @@ RULE = Rule(
               "torch 文档：钩子“不应修改它的参数，但可以返回一个新的梯度来代替 grad”。",
     },
     autograd={
-        "en": "Checked on torch 2.13 (`autograd-facts-scripts/grad_hooks_inplace.py`): with `out = x + h` and "
-              "`h.register_hook(lambda g: g.mul_(0.5))` (`h = 3 * x`), `x.grad` is 2.0 instead of 2.5 (the identity "
+        "en": "Checked on torch 2.13 (`autograd-facts-scripts/grad_hooks_inplace.py`): with `x0 = x * 1`, `h = 3 * x0`, "
+              "`h.register_hook(lambda g: g.mul_(0.5))` and `out = x0 + h`, `x.grad` is 2.0 instead of 2.5 (the identity "
               "branch was halved too); with `w.register_hook(lambda g: g.mul_(10))` and `(w + v)`, `v.grad` is "
               "multiplied by 10 as well; `h.backward(gout)` leaves `gout` multiplied. A full backward pre-hook, a full "
               "backward hook writing `grad_output`, node hooks, a multi-grad hook and a custom `backward` writing "
@@ -66,12 +66,12 @@ RULE = Rule(
               "(a `nn.Linear` weight's only use) the write happens to be harmless; a full backward hook writing "
               "`grad_input` acts like returning it, and writing `p.grad` in a post-accumulate-grad hook changes only "
               "`p`: those are not flagged or are the documented way.",
-        "zh": "在 torch 2.13 上验证（`autograd-facts-scripts/grad_hooks_inplace.py`）：`out = x + h`，"
-              "`h.register_hook(lambda g: g.mul_(0.5))`（`h = 3 * x`）时，`x.grad` 为 2.0 而不是 2.5（恒等分支也被减半）；"
+        "zh": "在 torch 2.13 上验证（`autograd-facts-scripts/grad_hooks_inplace.py`）：`x0 = x * 1`、`h = 3 * x0`、"
+              "`h.register_hook(lambda g: g.mul_(0.5))` 且 `out = x0 + h` 时，`x.grad` 为 2.0 而不是 2.5（恒等分支也被减半）；"
               "`w.register_hook(lambda g: g.mul_(10))` 且计算 `(w + v)` 时，`v.grad` 也被乘以 10；`h.backward(gout)` 之后 "
               "`gout` 被改变。全反向预钩子、写 `grad_output` 的全反向钩子、节点钩子、多梯度钩子以及写 `grad_output` 的自定义 "
               "`backward` 都会同样把另一分支的梯度清零。梯度是新张量时（`nn.Linear` 权重的唯一用途）这次写入碰巧无害；"
-              "全反向钩子写 `grad_input` 等同于返回它，后累积钩子（post-accumulate-grad hook）写 `p.grad` 只改变 `p`："
+              "全反向钩子写 `grad_input` 等同于返回它，`register_post_accumulate_grad_hook` 钩子写 `p.grad` 只改变 `p`："
               "这些不会被报告，或者正是文档推荐的写法。",
     },
     fix_safety={
@@ -79,13 +79,13 @@ RULE = Rule(
               "gradient (or ends with the write), each write on it becomes `g = g.mul(s)` (the last one `return "
               "g.mul(s)`); in a custom `backward`, `grad_output.mul_(2)` becomes `grad_output = grad_output.mul(2)`. "
               "Unsafe: the hooked tensor receives the same gradient as before, but the other branches no longer "
-              "receive the changed one, so their gradients change (to what the program computes without the hook). "
+              "receive the changed one, so their gradients change (to their own, unscaled values); where the write raised (after `sum()`) it no longer does. "
               "No fix when the gradient is reached through another name, for tuple hooks (return a new tuple), or "
               "for methods without an out-of-place twin (`zero_`, `fill_`).",
         "zh": "只有一个调用的 lambda `lambda g: g.mul_(s)` 改为 `lambda g: g.mul(s)`；在返回梯度（或以写入结尾）的 `def` "
               "钩子中，每次对梯度的写入改为 `g = g.mul(s)`（最后一次改为 `return g.mul(s)`）；在自定义 `backward` 中，"
               "`grad_output.mul_(2)` 改为 `grad_output = grad_output.mul(2)`。不安全修复：被挂钩子的张量收到的梯度与之前相同，"
-              "但其他分支不再收到被修改的梯度，所以它们的梯度会变（变成程序不带钩子时算出的值）。通过其他名字访问梯度、"
+              "但其他分支不再收到被修改的梯度，所以它们的梯度会变（变回它们自己未被缩放的值）；原先会报错的写入（`sum()` 之后）不再报错。通过其他名字访问梯度、"
               "元组钩子（请返回新的元组）、或方法没有非原地版本（`zero_`、`fill_`）时不提供修复。",
     },
     runtime_error="",
@@ -372,10 +372,18 @@ def check(ctx):
     yield from _backward_findings(ctx)
 
 
-def _advice(ctx, label, name):
+def _instead(name, op) -> tuple[str, str]:
+    """(`grad.clamp(...)`, `grad.clamp_(...)`): the out-of-place twin of the write, for the message."""
+    if op.endswith("_") and op[:-1] in OUT_OF_PLACE:
+        return f"{name}.{op[:-1]}(...)", f"{name}.{op}(...)"
+    return f"{name} * s", f"{name}.mul_(s)"
+
+
+def _advice(ctx, label, name, op=""):
+    new, old = _instead(name, op)
     if label == "tensor":
-        return ctx.t(f"Return a new tensor instead (`return {name} * s`, not `{name}.mul_(s)`).",
-                     f"请改为返回新张量（`return {name} * s`，而不是 `{name}.mul_(s)`）。")
+        return ctx.t(f"Return a new tensor instead (`return {new}`, not `{old}`).",
+                     f"请改为返回新张量（`return {new}`，而不是 `{old}`）。")
     if label in ("pre", "node_pre"):
         return ctx.t(f"Return a new tuple instead (`return ({name}[0] * s,)`).",
                      f"请改为返回新的元组（`return ({name}[0] * s,)`）。")
@@ -385,8 +393,8 @@ def _advice(ctx, label, name):
     if label == "multi":
         return ctx.t("Leave it unchanged: to change a gradient, register a hook on that tensor that returns a new one.",
                      "请不要修改它：要改变梯度，请在该张量上注册返回新张量的钩子。")
-    return ctx.t(f"Compute a new tensor instead (`{name} * 2`, not `{name}.mul_(2)`).",
-                 f"请改为计算新张量（`{name} * 2`，而不是 `{name}.mul_(2)`）。")
+    return ctx.t(f"Compute a new tensor instead (`{new}`, not `{old}`).",
+                 f"请改为计算新张量（`{new}`，而不是 `{old}`）。")
 
 
 def _finding(ctx, write, top, kind_en, kind_zh, label, name, fix, call, reg_line):
@@ -396,9 +404,9 @@ def _finding(ctx, write, top, kind_en, kind_zh, label, name, fix, call, reg_line
     message = ctx.t(
         f"`{op}` modifies the gradient `{name}` that {where_en} receives, in place: torch passes the same tensor to "
         "other parts of the graph (both operands of an addition, a residual branch, the tensor given to `backward()`), "
-        f"so their gradients silently change too. {_advice(ctx, label, name)}",
+        f"so their gradients silently change too. {_advice(ctx, label, name, op)}",
         f"`{op}` 原地修改了{where_zh}收到的梯度 `{name}`：torch 把同一个张量传给计算图的其他部分（加法的两个操作数、"
-        f"残差分支、传给 `backward()` 的张量），所以它们的梯度也会悄悄改变。{_advice(ctx, label, name)}")
+        f"残差分支、传给 `backward()` 的张量），所以它们的梯度也会悄悄改变。{_advice(ctx, label, name, op)}")
     explanation = ctx.t(
         f"1. Autograd hands `{name}` to {where_en} without copying it.\n"
         f"2. Line {ctx.line(write.node, top)} writes it in place with `{op}`.\n"

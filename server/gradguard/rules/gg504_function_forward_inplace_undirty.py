@@ -40,8 +40,8 @@ RULE = Rule(
               "operation.\").",
         "zh": "`forward` 在不记录计算图的状态下运行，除非 `mark_dirty` 声明，torch 既看不到这次写入也看不到它的影响。输入保留旧的 "
               "`grad_fn`：`apply` 之后使用它的代码得到的梯度就像它仍是旧值一样。需要梯度的叶子张量甚至会被悄悄修改，而 torch "
-              "平时会拒绝（加上 `mark_dirty` 后会报错 \"a leaf Variable that requires grad has been used in an in-place "
-              "operation.\"）。",
+              "平时会拒绝（加上 `mark_dirty` 后会报错 `a leaf Variable that requires grad has been used in an in-place "
+              "operation.`）。",
     },
     autograd={
         "en": "Checked on torch 2.13 (`autograd-facts-scripts/function_inplace.py`): `forward` doing `x.mul_(2); return "
@@ -53,8 +53,8 @@ RULE = Rule(
         "zh": "在 torch 2.13 上验证（`autograd-facts-scripts/function_inplace.py`）：对 `h = 3 * w`，`forward` 执行 "
               "`x.mul_(2); return x`，再 `(y * h).sum().backward()`，没有 `mark_dirty` 时 `w.grad == [54, 108]`，有它时是正确的 "
               "`[72, 144]`；写入 `x` 但返回新张量的 forward 同样得到错误的 `[54, 108]`。对叶子张量 `w`，没有 `mark_dirty` 时 `w` "
-              "的值被改变且不报错。对未返回的输入调用 `mark_dirty` 会报错 \"Some elements marked as dirty during the forward "
-              "method were not returned as output.\"",
+              "的值被改变且不报错。对未返回的输入调用 `mark_dirty` 会报错 `Some elements marked as dirty during the forward "
+              "method were not returned as output.`",
     },
     fix_safety={
         "en": "When `forward` returns the input it writes, `ctx.mark_dirty(x)` is added after the write (unsafe: "

@@ -49,9 +49,9 @@ RULE = Rule(
               "raises. `x = x.clone()` before the write keeps `w` at `[1., 2.]`.",
         "zh": "在 torch 2.13 上验证（`autograd-facts-scripts/function_inplace.py`）：一个平方函数的 backward 执行 "
               "`x, = ctx.saved_tensors; x.mul_(2); return grad * x`，一次 `backward()` 之后叶子张量 `w = [1., 2.]` 变成 "
-              "`[2., 4.]`，且不报错；第二次 `backward(retain_graph=True)` 报错 \"one of the variables needed for gradient "
+              "`[2., 4.]`，且不报错；第二次 `backward(retain_graph=True)` 报错 `one of the variables needed for gradient "
               "computation has been modified by an inplace operation: [torch.FloatTensor [2]] is at version 1; expected "
-              "version 0 instead.\" 经由 `ctx.x = x` 同样会改变 `w`，且永远不会报错。在写入前 `x = x.clone()` 会让 `w` "
+              "version 0 instead.`。经由 `ctx.x = x` 同样会改变 `w`，且永远不会报错。在写入前 `x = x.clone()` 会让 `w` "
               "保持 `[1., 2.]`。",
     },
     fix_safety={

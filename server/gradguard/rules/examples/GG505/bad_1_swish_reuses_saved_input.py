@@ -23,7 +23,7 @@ before = codes.detach().clone()
 for target in targets:  # two micro-batches accumulate into codes.grad
     (MemoryEfficientSwish.apply(codes) - target).pow(2).sum().backward()
 
-ref = before.clone().requires_grad_()
+ref = nn.Parameter(before.clone())
 true_grad = sum(torch.autograd.grad((nn.functional.silu(ref) - t).pow(2).sum(), ref)[0] for t in targets)
 if not torch.allclose(codes.grad, true_grad):
     print("wrong gradient:", (codes.grad - true_grad).abs().max().item())

@@ -23,7 +23,7 @@ start = direction.detach().clone()
 for target in targets:  # gradient accumulation over two micro-batches
     (Normalize.apply(direction) * target).sum().backward()
 
-ref = start.clone().requires_grad_()
+ref = nn.Parameter(start.clone())
 true_grad = sum(torch.autograd.grad((ref / ref.norm() * t).sum(), ref)[0] for t in targets)
 if not torch.allclose(direction.grad, true_grad):
     print("wrong gradient:", (direction.grad - true_grad).abs().max().item())
