@@ -41,8 +41,14 @@ RULE = Rule(
     },
     fix_safety={
         "en": "`torch.inference_mode()` becomes `torch.no_grad()` where the tensor was created — safe: the values are "
-              "the same and the original could only raise.",
-        "zh": "在创建张量的地方把 `torch.inference_mode()` 改为 `torch.no_grad()`——安全修复：值相同，而原代码只会报错。",
+              "the same and the original could only raise. No fix when that `inference_mode()` is not "
+              "in this file as a `with` or decorator the analysis can rewrite (the tensor comes from another module "
+              "or is made where the file cannot be rewritten): there, copy it outside inference mode before using it, `t = "
+              "t.clone()` (a clone made outside inference mode is a normal tensor); only the author knows which "
+              "references should see the copy.",
+        "zh": "在创建张量的地方把 `torch.inference_mode()` 改为 `torch.no_grad()`——安全修复：值相同，而原代码只会报错。若该 `inference_mode()` 不在本文件中、不是分析能改写的 `with` 或装饰器"
+              "（张量来自其他模块，或在无法改写的地方创建），则不提供修复：请在推理模式之外先复制再使用，"
+              "`t = t.clone()`（在推理模式之外 clone 得到的是普通张量）；哪些引用应看到副本只有作者知道。",
     },
     runtime_error="Inference tensors cannot be saved for backward. Please do not use Tensors created in inference mode "
                   "in computation tracked by autograd. To work around this, you can make a clone to get a normal "
