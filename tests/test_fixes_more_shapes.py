@@ -624,3 +624,47 @@ def test_an_unbound_loop_item_written_through_a_view_is_copied_at_the_top_of_the
     w = ns["w"].detach().clone().requires_grad_()
     (torch.tanh(w) * mask).sum().backward()
     assert torch.allclose(ns["w"].grad, w.grad)
+
+
+# ---------------------------------------------------------------- GG102: a functional update helper writing a leaf
+SLICE_UPDATE = """\
+import torch
+
+torch.manual_seed(0)
+
+
+def slice_update(inputs, start, updates):
+    idx = tuple(slice(s, s + n) for s, n in zip(start, updates.shape))
+    inputs[idx] = updates
+    return inputs
+
+
+kernel = torch.nn.Parameter(torch.zeros(4, 4))
+cache = slice_update(kernel, [1, 1], torch.ones(2, 2))
+cache.sum().backward()
+"""
+
+
+def test_a_helper_returning_the_leaf_it_writes_writes_a_copy_when_its_callers_keep_the_result_apart():
+    raises_leaf = pytest.raises(RuntimeError, match="a view of a leaf Variable that requires grad")
+    with raises_leaf:
+        run(SLICE_UPDATE)
+    finding = only(SLICE_UPDATE, "GG102")
+    assert finding.fix.message == (
+        "Write into a copy: add `inputs = inputs.clone()` before line 8 (unsafe: the tensor passed to `slice_update` "
+        "is no longer modified; it returns the written copy)")
+    fixed = apply(SLICE_UPDATE, finding.fix)
+    assert fixed == SLICE_UPDATE.replace("    inputs[idx] = updates\n", "    inputs = inputs.clone()\n    inputs[idx] = updates\n")
+    ns = run(fixed)
+    assert torch.equal(ns["kernel"].detach(), torch.zeros(4, 4))  # the parameter is left alone
+    expected = torch.ones(4, 4)
+    expected[1:3, 1:3] = 0  # the written slice no longer depends on the kernel
+    assert torch.equal(ns["kernel"].grad, expected)
+
+
+def test_a_helper_whose_caller_rebinds_what_it_passed_keeps_the_no_grad_write():
+    text = SLICE_UPDATE.replace("cache = slice_update(kernel, [1, 1], torch.ones(2, 2))\ncache.sum().backward()\n",
+                                "kernel = slice_update(kernel, [1, 1], torch.ones(2, 2))\n")
+    with pytest.raises(RuntimeError, match="a view of a leaf Variable that requires grad"):
+        run(text)
+    assert only(text, "GG102").fix.message.startswith("Do the write under `torch.no_grad()`")

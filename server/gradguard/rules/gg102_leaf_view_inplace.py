@@ -1,7 +1,10 @@
 """GG102: in-place write through a view of a leaf that requires grad (including `w[0] = v`)."""
 from __future__ import annotations
 
+import libcst as cst
+
 from . import Rule, make_fix
+from ..source import Span
 from ._common import leaf_view_error, created_line, name_of
 
 RULE = Rule(
@@ -34,12 +37,86 @@ RULE = Rule(
     fix_safety={
         "en": "Parameter updates (the statement uses `.grad`, or the leaf is a parameter) are wrapped in "
               "`with torch.no_grad():` (safe). Other writes get the same wrap marked unsafe: the write is then not "
-              "recorded, so gradients treat the written values as constants of the leaf.",
+              "recorded, so gradients treat the written values as constants of the leaf. A helper that writes a "
+              "slice of a tensor it was passed and returns it, whose every call binds the result to another name "
+              "(`cache = slice_update(kernel, ...)`, a functional update), writes into a copy instead: "
+              "`inputs = inputs.clone()` before the write (unsafe: the tensor passed in is no longer modified).",
         "zh": "参数更新（语句用到 `.grad`，或叶子是参数）会被放进 `with torch.no_grad():`（安全修复）。其他写入给出同样的"
-              "修改但标为不安全修复：写入不再被记录，梯度把写入的值当作叶子张量本身的数据。",
+              "修改但标为不安全修复：写入不再被记录，梯度把写入的值当作叶子张量本身的数据。辅助函数写入传入张量的一个切片并"
+              "返回它、且文件中每次调用都把结果绑定到另一个名字时（`cache = slice_update(kernel, ...)`，函数式更新），改为写入"
+              "副本：在写入之前加 `inputs = inputs.clone()`（不安全：传入的张量不再被修改）。",
     },
     runtime_error="a view of a leaf Variable that requires grad is being used in an in-place operation.",
 )
+
+
+def _copy_in_functional_helper(ctx, write, hint):
+    """A helper that takes a tensor, writes a slice of it and returns it (`def slice_update(inputs, start, updates):
+    ...; inputs[idx] = updates; return inputs`), whose every call in the file binds the result to another name
+    (`cache = slice_update(kernel.value, ...)`): it is meant as a functional update, so the copy is written
+    (`inputs = inputs.clone()` before the write) and the leaf passed in is left alone. A call that re-binds what it
+    passed (`w = slice_update(w, ...)`) means an in-place update instead: no such fix then."""
+    from ..findings import Edit
+    from ..fixes_order import _assigned_in, _callee_name, _dotted, _function_of, _parents, _statement_of, _tree_of, \
+        _whole_module
+
+    stmt = write.stmt
+    small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 else None
+    if not isinstance(small, cst.Assign) or len(small.targets) != 1 or not isinstance(small.targets[0].target, cst.Subscript):
+        return None
+    root = small.targets[0].target
+    while isinstance(root, cst.Subscript):
+        root = root.value
+    if not isinstance(root, cst.Name):
+        return None
+    name = root.value
+    tree = _tree_of(ctx, [stmt], write.top or hint)
+    parents = _parents(tree) if tree is not None else {}
+    func = _function_of(stmt, parents)
+    if func is None or parents.get(id(stmt)) is not func.body:
+        return None
+    params = [p.name.value for p in func.params.params]
+    body = list(func.body.body)
+    i_w = next(i for i, st in enumerate(body) if st is stmt)
+    returns = [st for st in body[i_w + 1:] if isinstance(st, cst.SimpleStatementLine) and len(st.body) == 1
+               and isinstance(st.body[0], cst.Return) and isinstance(st.body[0].value, cst.Name)
+               and st.body[0].value.value == name]
+    if name not in params or not returns or any(name in _assigned_in(st) for st in body[i_w + 1:]):
+        return None
+    whole = _whole_module(ctx)
+    calls = []
+    for node in _walk(whole) if whole is not None else ():
+        if isinstance(node, cst.Call) and _callee_name(node) == func.name.value:
+            calls.append(node)
+    all_parents = _parents(whole) if whole is not None else {}
+    position = params.index(name)
+    for call in calls:
+        caller = _statement_of(call, all_parents)
+        top_small = caller.body[0] if isinstance(caller, cst.SimpleStatementLine) and len(caller.body) == 1 else None
+        if not isinstance(top_small, cst.Assign) or top_small.value is not call or position >= len(call.args):
+            return None
+        passed = _dotted(call.args[position].value) or ctx.code(call.args[position].value)
+        if any((_dotted(t.target) or ctx.code(t.target)) == passed for t in top_small.targets):
+            return None  # `w = slice_update(w, ...)`: the caller keeps updating what it passed
+    if not calls:
+        return None
+    span = ctx.span(stmt, write.top or hint)
+    if span is None:
+        return None
+    indent = ctx.source.line_text(span.start_line)[:span.start_col]
+    if indent.strip():
+        return None
+    line = f"{name} = {name}.clone()"
+    return Edit(Span(span.start_line, 0, span.start_line, 0), f"{indent}{line}\n"), {
+        "line": line, "before": span.start_line + 1, "function": func.name.value}
+
+
+def _walk(node):
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        yield n
+        stack.extend(n.children)
 
 
 @RULE.checker
@@ -50,10 +127,19 @@ def check(ctx):
         line = created_line(ctx, tensor, hint)
         update = (tensor.is_parameter or tensor.module_params is not None or tensor.grad_read
                   or ".grad" in ctx.code(write.stmt))
-        fix = make_fix("safe" if update else "unsafe",
-                       ctx.t("Do the write under `torch.no_grad()`" + ("" if update else " (unsafe: it is then not recorded in the graph)"),
-                             "在 `torch.no_grad()` 中写入" + ("" if update else "（不安全：写入不再记录到计算图）")),
-                       ctx.wrap_no_grad(write.stmt, hint))
+        functional = _copy_in_functional_helper(ctx, write, hint)
+        if functional is not None:
+            edit, info = functional
+            fix = make_fix("unsafe", ctx.t(
+                f"Write into a copy: add `{info['line']}` before line {info['before']} (unsafe: the tensor passed to "
+                f"`{info['function']}` is no longer modified; it returns the written copy)",
+                f"写入副本：在第 {info['before']} 行之前加上 `{info['line']}`（不安全：传给 `{info['function']}` 的张量"
+                f"不再被修改；它返回写入后的副本）"), edit)
+        else:
+            fix = make_fix("safe" if update else "unsafe",
+                           ctx.t("Do the write under `torch.no_grad()`" + ("" if update else " (unsafe: it is then not recorded in the graph)"),
+                                 "在 `torch.no_grad()` 中写入" + ("" if update else "（不安全：写入不再记录到计算图）")),
+                           ctx.wrap_no_grad(write.stmt, hint))
         message = ctx.t(
             f"`{write.op}` writes into a view of {name}, a leaf tensor that requires grad (line {line}); torch raises at once.",
             f"`{write.op}` 写入了 {name} 的视图，而 {name} 是需要梯度的叶子张量（第 {line} 行）；torch 会立刻报错。")
