@@ -24,6 +24,7 @@ from .expressions import children
 from .facts import Facts, TensorFacts  # noqa: F401  (re-exported)
 from .model import GRAD_OFF, GRAD_ON, GRAD_UNKNOWN, ClassRef, FunctionRef
 from .names import canonical, collect_imports, dotted
+from .summaries import SummaryStore
 
 GRAD_METHODS = {"forward", "training_step", "__call__"}
 _LIBRARY_ROOTS = {"torch", "numpy", "np", "os", "sys", "math", "random", "typing", "collections", "functools",
@@ -58,6 +59,7 @@ class FileAnalysis:
         self._called_by: dict[int, set] = {}  # id(FunctionDef) -> the names its text calls
         self._init_shapes: dict[int, bool] = {}  # id(__init__ FunctionDef) -> whether it shapes layers
         self._instances: dict[int, tuple] = {}  # id(ClassInfo) -> (abstract instance, snapshot, built reporting)
+        self.summaries = SummaryStore()  # constructors run once per call context (per block run, as _instances)
         # quiet_modules: ids of block modules whose text has no in-place write, step() or backward(): they
         # are not run on their own (they cannot produce a problem), but calls from other code still reach them.
         self.quiet_modules = quiet_modules
@@ -340,6 +342,7 @@ class FileAnalysis:
                 self.facts.imports = self.imports
                 self.deps = set()
                 self._instances = {}  # a block's run reads only instances it built (its deps stay complete)
+                self.summaries = SummaryStore()
                 self.steps = 0
                 self.calls = 0
                 for stmt in module.body:

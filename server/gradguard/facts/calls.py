@@ -307,6 +307,21 @@ class Calls:
         else:
             obj = Instance(info)
         init, owner = find_method(scope.a, info, "__init__")
+        if init is not None and info.is_module and type(node) is cst.Call:
+            # a model class built again in the same context is a copy of the first build (summaries.py); not the
+            # abstract instance a method analysed on its own runs with (built once per class and reporting mode)
+            store = scope.a.summaries
+            key = store.key(scope, init, info, positional, keywords)
+            if key is not None:
+                copy = store.replay(scope, key, node)
+                if copy is not None:
+                    return copy
+                return store.run(scope, key, node, lambda: self._construct(scope, info, obj, init, owner, positional,
+                                                                           keywords, node))
+        return self._construct(scope, info, obj, init, owner, positional, keywords, node)
+
+    def _construct(self, scope, info, obj, init, owner, positional, keywords, node):
+        """Run `__init__` (or the torch base's) on a new instance `obj`."""
         if init is not None:
             fn = FunctionRef(init, top=scope.a.top_of.get(id(init)), cls=owner)
             saved = scope.grad

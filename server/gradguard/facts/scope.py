@@ -291,6 +291,8 @@ class Scope:
         scope = self.enclosing
         while scope is not None:
             if name in scope.env:
+                if self.a.summaries.recording:
+                    self.a.summaries.note_external_read(scope.env, name, scope.env[name], enclosing=True)
                 return scope.env[name]
             if scope.kind == "module":
                 break
@@ -302,6 +304,8 @@ class Scope:
         module = self.globals_scope
         if module is not None and module is not self:
             if name in module.env:
+                if self.a.summaries.recording:
+                    self.a.summaries.note_external_read(module.env, name, module.env[name])
                 return module.env[name]
             return self.a.definition_value(name)
         if name in self.global_cache:
@@ -495,6 +499,8 @@ class Scope:
             # sequence and back-propagating after it stays quiet)
             owners = tuple(f.node for f in self.loops)
             self.run.assigned_in_loop[key] = (stmt, value_node, owners, self.top, display, obj)
+            if self.a.summaries.recording:
+                self.a.summaries.note_loop_assignment(key, obj)
 
     # ---- branches -------------------------------------------------------
     def run_if(self, stmt: cst.If) -> None:
@@ -616,6 +622,8 @@ class Scope:
         if type(target) is cst.Name:
             name = target.value
             if name in self.global_names and self.globals_scope is not None and self.globals_scope is not self:
+                if self.a.summaries.recording:
+                    self.a.summaries.note_external_write()
                 self.globals_scope.env[name] = value
             else:
                 self.env[name] = value

@@ -1,0 +1,181 @@
+"""Constructor summaries (issue 21; facts/summaries.py): a model class built again in the same call context is a copy
+of the first build, with parameters of its own; where a copy would not be what running `__init__` does (arguments
+the instance can share, module-level names re-bound, events in `__init__`), the constructor runs again.
+
+Each program is run under torch too, so what the findings claim is what torch does."""
+from __future__ import annotations
+
+import libcst as cst
+import pytest
+from torch_exec import run_program
+
+from gradguard.engine import Engine
+from gradguard.facts.calls import Calls
+
+HEADER = "import torch\nimport torch.nn as nn\n\n"
+# A backward at module level: module code that neither writes nor steps nor back-propagates is not interpreted.
+BACKWARD = "\ntorch.ones(1, requires_grad=True).sum().backward()\n"
+
+BLOCK = HEADER + '''
+class Block(nn.Module):
+    def __init__(self, dim, act=nn.ReLU):
+        super().__init__()
+        self.fc = nn.Linear(dim, dim)
+        self.act = act()
+
+    def forward(self, x):
+        return self.act(self.fc(x))
+
+'''
+
+
+def _codes(text: str) -> list[str]:
+    return sorted(f.code for f in Engine(editor=False).check(text, "model.py").findings)
+
+
+@pytest.fixture
+def constructed(monkeypatch):
+    """The names of the classes whose `__init__` ran as code for a call in the program (not copied from a summary;
+    not the abstract instance a method analysed on its own runs with), in order."""
+    names = []
+    run = Calls._construct
+
+    def counting(self, scope, info, obj, init, owner, positional, keywords, node):
+        if type(node) is cst.Call:
+            names.append(info.name)
+        return run(self, scope, info, obj, init, owner, positional, keywords, node)
+
+    monkeypatch.setattr(Calls, "_construct", counting)
+    return names
+
+
+STEP_BLOCK = BLOCK + '''
+blocks = nn.Sequential(*[Block(4) for _ in range(12)])
+opt = torch.optim.SGD(blocks[{stepped}].parameters(), lr=0.1)
+x = torch.randn(2, 4)
+blocks(x).sum().backward()
+y = blocks(x).sum()
+opt.step()
+y.backward()
+'''
+
+
+def test_twelve_identical_blocks_run_their_init_once(constructed):
+    assert _codes(STEP_BLOCK.format(stepped=11)) == ["GG401"]
+    assert constructed.count("Block") == 1
+
+
+@pytest.mark.parametrize("stepped", [1, 11])
+def test_a_step_on_a_copied_block_is_a_write_on_its_own_weights(stepped):
+    program = STEP_BLOCK.format(stepped=stepped)
+    assert "modified by an inplace operation" in run_program(program).error
+    assert _codes(program) == ["GG401"]
+
+
+def test_the_copies_do_not_share_version_counters():
+    """Block 0's weights are not saved (its input does not require grad); the later blocks' are. Stepping block 0
+    writes only its own counter, so nothing saved is stale."""
+    program = STEP_BLOCK.format(stepped=0)
+    assert run_program(program).clean
+    assert _codes(program) == []
+
+
+def test_different_arguments_are_different_contexts(constructed):
+    program = BLOCK + '''
+a, b, c = Block(4), Block(8), Block(4, act=nn.Tanh)
+d = Block(4)
+''' + BACKWARD
+    assert _codes(program) == []
+    assert constructed.count("Block") == 3
+
+
+SHARED_LAYER = HEADER + '''
+class Wrapper(nn.Module):
+    def __init__(self, layer):
+        super().__init__()
+        self.layer = layer
+
+    def forward(self, x):
+        return self.layer(x)
+
+
+shared = nn.Linear(4, 4)
+a, b = Wrapper(shared), Wrapper(shared)
+opt = torch.optim.SGD(a.parameters(), lr=0.1)
+x = torch.randn(2, 4, requires_grad=True)
+b(x).sum().backward()
+y = b(x).sum()
+opt.step()
+y.backward()
+'''
+
+
+def test_a_layer_passed_in_is_shared_not_copied(constructed):
+    assert "modified by an inplace operation" in run_program(SHARED_LAYER).error
+    assert _codes(SHARED_LAYER) == ["GG401"]
+    assert constructed.count("Wrapper") == 2
+
+
+def test_a_module_level_name_rebound_between_builds_runs_init_again(constructed):
+    program = HEADER + '''
+WIDTH = 4
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(WIDTH, WIDTH)
+
+
+a = Net()
+b = Net()
+WIDTH = 8
+c = Net()
+''' + BACKWARD
+    assert run_program(program).clean
+    assert _codes(program) == []
+    assert constructed.count("Net") == 2
+
+
+def test_a_module_level_model_read_in_init_is_shared(constructed):
+    program = HEADER + '''
+backbone = nn.Linear(4, 4)
+
+
+class Head(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.backbone = backbone
+
+    def forward(self, x):
+        return self.backbone(x)
+
+
+a, b = Head(), Head()
+opt = torch.optim.SGD(a.parameters(), lr=0.1)
+x = torch.randn(2, 4, requires_grad=True)
+b(x).sum().backward()
+y = b(x).sum()
+opt.step()
+y.backward()
+'''
+    assert "modified by an inplace operation" in run_program(program).error
+    assert _codes(program) == ["GG401"]
+    assert constructed.count("Head") == 2
+
+
+def test_an_init_that_writes_a_parameter_runs_each_time(constructed):
+    program = HEADER + '''
+class Scaled(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.w = nn.Parameter(torch.ones(3))
+        self.w.mul_(2)
+
+
+a = Scaled()
+b = Scaled()
+'''
+    assert run_program(program).error_type == "RuntimeError"  # a leaf that requires grad, written in place
+    assert _codes(program) == ["GG101"]  # one finding for the one line
+    assert constructed.count("Scaled") == 2
