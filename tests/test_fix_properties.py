@@ -253,17 +253,19 @@ def _rewritten(tree: ast.AST) -> set[int]:
 def new_bare_calls(original: str, fixed: str, ranges) -> list[str]:
     """Expression statements calling something, on the fixed code's edited lines, that the original did not have
     (an in-place method such as `p.copy_(...)` is called for its effect: its result is meant to be dropped; so is
-    `loss.backward(...)`, which returns None: `retain_graph=True` added to it drops nothing)."""
-    def bare(text: str, lines) -> list[str]:
-        return [ast.unparse(node) for node in ast.walk(ast.parse(text))
+    `loss.backward(...)` and `ctx.mark_dirty(...)`, which return None: `retain_graph=True` added to it drops
+    nothing). A call statement the original had, with only its arguments rewritten (`h.register_hook(lambda g:
+    g.mul(s))` for `... g.mul_(s)`), is not new."""
+    def bare(text: str, lines) -> list[tuple[str, str]]:
+        return [(ast.unparse(node), ast.unparse(node.value.func)) for node in ast.walk(ast.parse(text))
                 if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)
                 and not (isinstance(node.value.func, ast.Attribute) and node.value.func.attr.endswith("_")
                          and not node.value.func.attr.startswith("_"))
-                and not (isinstance(node.value.func, ast.Attribute) and node.value.func.attr == "backward")
+                and not (isinstance(node.value.func, ast.Attribute) and node.value.func.attr in ("backward", "mark_dirty"))
                 and any(node.lineno - 1 <= b and a <= node.end_lineno - 1 for a, b in lines)]
 
-    had = bare(original, [a for a, _ in ranges])
-    return [call for call in bare(fixed, [b for _, b in ranges]) if call not in had]
+    had = {func for _, func in bare(original, [a for a, _ in ranges])}
+    return [call for call, func in bare(fixed, [b for _, b in ranges]) if func not in had]
 
 
 def lost_expressions(original: str, fixed: str, edits, ranges) -> list[str]:
