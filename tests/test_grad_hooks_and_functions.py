@@ -528,3 +528,13 @@ other = torch.nn.functional.linear(fresh_only(w * 3, 0.5), torch.ones(1, 2))
 """
     report = ENGINE.check(code, "t.py")
     assert [(f.code, f.span.start_line + 1) for f in report.findings if f.code in CODES] == [("GG503", 3)]
+
+
+def test_gg505_a_write_used_as_a_value_drops_its_suffix_when_the_name_is_not_read_again():
+    # EfficientNet's swish made "memory efficient": `sigmoid_i = i.sigmoid_()` on the saved input
+    body = "i = ctx.saved_tensors[0]\nsigmoid_i = i.sigmoid_()\nreturn grad * sigmoid_i, None"
+    code = SAVING.format(body=textwrap.indent(body, " " * 8)).replace("        return grad, None\n", "", 1)
+    assert found(code) == [("GG505", 15)]
+    assert "        sigmoid_i = i.sigmoid()\n" in fixed(code)
+    read_again = code.replace("return grad * sigmoid_i, None", "return grad * sigmoid_i * i, None")
+    assert fixed(read_again) == textwrap.dedent(read_again) + SHARED_USE

@@ -56,10 +56,12 @@ RULE = Rule(
     },
     fix_safety={
         "en": "`x.mul_(2)`, a statement of its own on the name unpacked from `ctx.saved_tensors`, becomes `x = "
-              "x.mul(2)` (unsafe: backward computes the same values, but the caller's tensor keeps its old values, "
+              "x.mul(2)`, and `s = x.sigmoid_()` (or `return x.mul_(g)`) where `x` is not read afterwards becomes "
+              "`s = x.sigmoid()` (unsafe: backward computes the same values, but the caller's tensor keeps its old values, "
               "which later code then reads, and backward uses more memory). No fix when the saved tensor is reached "
               "through another name or `ctx.x`, or the method has no out-of-place twin (`zero_`, `fill_`).",
-        "zh": "对从 `ctx.saved_tensors` 解包出的名字单独成行的 `x.mul_(2)` 改为 `x = x.mul(2)`（不安全修复：backward 计算的值相同，"
+        "zh": "对从 `ctx.saved_tensors` 解包出的名字单独成行的 `x.mul_(2)` 改为 `x = x.mul(2)`；之后不再读取 `x` 时，"
+              "`s = x.sigmoid_()`（或 `return x.mul_(g)`）改为 `s = x.sigmoid()`（不安全修复：backward 计算的值相同，"
               "但调用方的张量保持旧值，之后的代码读到的是旧值，且 backward 占用更多内存）。通过其他名字或 `ctx.x` 访问保存的张量，"
               "或方法没有非原地版本（`zero_`、`fill_`）时不提供修复。",
     },
@@ -164,10 +166,39 @@ def check(ctx):
             continue
         writes = body_writes(backward.body.body, aliases)
         for write in writes:
-            yield from _report(ctx, cls, write, aliases, top)
+            yield from _report(ctx, cls, write, aliases, top, backward)
 
 
-def _report(ctx, cls, write, aliases, top):
+def _read_after(backward, stmt, name: str) -> bool:
+    """`name` is read in a statement of backward's body after `stmt` (or `stmt` is not one of its statements)."""
+    body = backward.body.body
+    if stmt not in body:
+        return True
+    for later in body[body.index(stmt) + 1:]:
+        stack = [later]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, cst.Name) and node.value == name:
+                return True
+            stack.extend(node.children)
+    return False
+
+
+def _value_fix(ctx, write, top, backward):
+    """`s = x.sigmoid_()` / `return x.mul_(g)`, where `x` is not read afterwards: `s = x.sigmoid()`."""
+    stmt = write.stmt
+    small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 else None
+    if not isinstance(write.node, cst.Call) or not (
+            (isinstance(small, cst.Assign) and small.value is write.node and len(small.targets) == 1
+             and isinstance(small.targets[0].target, cst.Name))
+            or (isinstance(small, cst.Return) and small.value is write.node)):
+        return None
+    if isinstance(small, cst.Assign) and _read_after(backward, stmt, write.name):
+        return None
+    return fixes.drop_inplace_suffix(ctx, write.node, top)
+
+
+def _report(ctx, cls, write, aliases, top, backward):
     op = op_text(write)
     cname = cls.name.value
     name = dotted(write.receiver) or write.name or "the saved tensor"
@@ -189,9 +220,17 @@ def _report(ctx, cls, write, aliases, top):
         f"2. 第 {ctx.line(write.node, top)} 行在 backward 运行期间用 `{op}` 原地写入了它（不记录计算图，所以参数也能被写）。\n"
         "3. 调用方的张量现在是新值：之后的前向传播和优化器更新都会读到它们，再次经过该计算图的反向传播会报版本错误。")
     fix = None
-    if write.direct and not aliases.rebound and isinstance(write.stmt, cst.SimpleStatementLine) and \
-            len(write.stmt.body) == 1:
-        built = fixes.out_of_place(ctx, _Rebind(write.stmt, write.name), top, OUT_OF_PLACE)
+    if write.direct and isinstance(write.stmt, cst.SimpleStatementLine) and len(write.stmt.body) == 1:
+        small = write.stmt.body[0]
+        target = small.targets[0].target.value if isinstance(small, cst.Assign) and len(small.targets) == 1 and \
+            isinstance(small.targets[0].target, cst.Name) else None
+        # `s = x.sigmoid_()` makes `s` an alias of `x`; once the write is out of place, `s` is a new tensor
+        others = aliases.tensors - aliases.roots - {target}
+        built = None
+        if not aliases.rebound:
+            built = fixes.out_of_place(ctx, _Rebind(write.stmt, write.name), top, OUT_OF_PLACE)
+        if built is None and not others and not aliases.tuples:
+            built = _value_fix(ctx, write, top, backward)
         if built is not None:
             fix = make_fix("unsafe", ctx.t(
                 f"Compute a new tensor: `{built[1]}` (unsafe: the caller's tensor keeps its old values, and backward "
