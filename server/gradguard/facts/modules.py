@@ -121,7 +121,7 @@ class Modules:
                     m.keys = list(first.items)
                     m.children = list(first.items.values())
             else:
-                items = items_of(first)
+                items = _known_items(first, items_of)
                 m.children = list(items) if items is not None else None
         if m.children is not None and not all(isinstance(c, Module) for c in m.children):
             m.children = None
@@ -141,7 +141,7 @@ class Modules:
                 obj.children = list(positional)
         elif base == "torch.nn.ModuleList":
             obj.container = "ModuleList"
-            items = items_of(positional[0]) if positional else []
+            items = _known_items(positional[0], items_of) if positional else []
             obj.children = list(items) if items is not None else None
         if obj.children is not None and not all(isinstance(c, Module) for c in obj.children):
             obj.children = None
@@ -320,7 +320,9 @@ class Modules:
             self.tensors.save_inplace_result(scope, first, row, op, site)
             return first
         any_rg = any(t.requires_grad is True for t in tensors)
-        unknown_rg = any(t.requires_grad is None for t in tensors)
+        # an argument the analysis knows nothing of (`criterion(model(x), y)` with `model` passed in) may require
+        # grad: the output then claims nothing, rather than requires_grad=False
+        unknown_rg = any(t.requires_grad is None for t in tensors) or any(a is None for a in args)
         trainable = m.has_params is True and m.frozen is False
         if trainable:
             rg = True
@@ -383,6 +385,14 @@ class Modules:
         return out
 
 
+
+
+def _known_items(value, items_of):
+    """The modules a container is built from: every item of a list or tuple the code spells out (a loop visits at most
+    16, a container keeps all: a 17th layer was lost with the rest), else what iterating the value visits."""
+    if isinstance(value, Seq) and value.items is not None and not value.spread:
+        return list(value.items)
+    return items_of(value)
 
 
 def _set_to_none_false(node: cst.Call) -> bool:
