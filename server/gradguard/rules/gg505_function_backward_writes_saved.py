@@ -23,11 +23,14 @@ RULE = Rule(
     what={
         "en": "Flags in-place writes in `backward` on tensors taken from `ctx.saved_tensors` / `ctx.saved_variables` "
               "(`x, w = ctx.saved_tensors`, `ctx.saved_tensors[0]`) or stashed on `ctx` (`ctx.x = x` in forward), when "
-              "what forward saved there is one of its inputs or a tensor it returns. A temporary that only forward "
+              "what forward saved there is one of its inputs or a tensor it returns. An input that every `Fn.apply(...)` "
+              "of the file passes without requires_grad (a buffer, a memory bank updated on purpose) is not flagged, "
+              "and a `ctx.x` stash only where a call passes a tensor that requires grad. A temporary that only forward "
               "and backward see may be reused in place and is not flagged; a copy (`x = x.clone()`) is not flagged.",
         "zh": "检查 `backward` 中对取自 `ctx.saved_tensors` / `ctx.saved_variables`（`x, w = ctx.saved_tensors`、"
               "`ctx.saved_tensors[0]`）或存放在 `ctx` 上（forward 中的 `ctx.x = x`）的张量的原地写入，前提是 forward "
-              "在那里保存的是它的某个输入或它返回的张量。只有 forward 和 backward 能看到的临时张量可以原地复用，不会被报告；"
+              "在那里保存的是它的某个输入或它返回的张量。文件中每个 `Fn.apply(...)` 都传入不需要梯度的张量（缓冲区、有意更新的记忆库）"
+              "的输入不会被报告；`ctx.x` 只在某个调用传入需要梯度的张量时才报告。只有 forward 和 backward 能看到的临时张量可以原地复用，不会被报告；"
               "副本（`x = x.clone()`）也不会被报告。",
     },
     why={
@@ -43,13 +46,13 @@ RULE = Rule(
     autograd={
         "en": "Checked on torch 2.13 (`autograd-facts-scripts/function_inplace.py`): a square function whose backward "
               "does `x, = ctx.saved_tensors; x.mul_(2); return grad * x` leaves the leaf `w = [1., 2.]` at `[2., 4.]` "
-              "after one `backward()`, without an error; a second `backward(retain_graph=True)` raises \"one of the "
+              "after one `backward()`, without an error; after a `backward(retain_graph=True)`, a second one raises \"one of the "
               "variables needed for gradient computation has been modified by an inplace operation: [torch.FloatTensor "
               "[2]] is at version 1; expected version 0 instead.\" The same through `ctx.x = x` changes `w` and never "
               "raises. `x = x.clone()` before the write keeps `w` at `[1., 2.]`.",
         "zh": "在 torch 2.13 上验证（`autograd-facts-scripts/function_inplace.py`）：一个平方函数的 backward 执行 "
               "`x, = ctx.saved_tensors; x.mul_(2); return grad * x`，一次 `backward()` 之后叶子张量 `w = [1., 2.]` 变成 "
-              "`[2., 4.]`，且不报错；第二次 `backward(retain_graph=True)` 报错 `one of the variables needed for gradient "
+              "`[2., 4.]`，且不报错；在 `backward(retain_graph=True)` 之后，第二次反向传播报错 `one of the variables needed for gradient "
               "computation has been modified by an inplace operation: [torch.FloatTensor [2]] is at version 1; expected "
               "version 0 instead.`。经由 `ctx.x = x` 同样会改变 `w`，且永远不会报错。在写入前 `x = x.clone()` 会让 `w` "
               "保持 `[1., 2.]`。",
