@@ -538,3 +538,21 @@ def test_gg505_a_write_used_as_a_value_drops_its_suffix_when_the_name_is_not_rea
     assert "        sigmoid_i = i.sigmoid()\n" in fixed(code)
     read_again = code.replace("return grad * sigmoid_i, None", "return grad * sigmoid_i * i, None")
     assert fixed(read_again) == textwrap.dedent(read_again) + SHARED_USE
+
+
+def test_gg504_a_number_passed_in_is_not_a_tensor_written():
+    code = """\
+import torch
+class Count(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, n):
+        n += 1
+        ctx.n = n
+        return x * n, n
+    @staticmethod
+    def backward(ctx, grad, _):
+        return grad * ctx.n, None
+w = torch.ones(2, requires_grad=True)
+y, k = Count.apply(w, 3)
+"""
+    assert found(code) == []

@@ -96,6 +96,9 @@ def _requires_grad_at(ctx, sites, index: int):
             seen.append(None)
             continue
         node = args[index].value
+        if isinstance(node, (cst.Integer, cst.Float, cst.SimpleString, cst.Tuple, cst.List)):
+            seen.append(False)  # `count += 1` on a number is no tensor write
+            continue
         value = ctx.facts.expr_values.get(id(node)) or ctx.facts.name_values.get(id(node))
         seen.append(getattr(value, "requires_grad", None))
     if True in seen:
