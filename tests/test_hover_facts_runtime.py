@@ -108,3 +108,43 @@ UNKNOWN_OPERAND = """
 def test_an_op_on_an_unknown_value_claims_nothing():
     assert claims(UNKNOWN_OPERAND, "y") == [(6, False, True), (7, False, True)]
     assert claims(UNKNOWN_OPERAND, "z") == [(7, None, None), (8, None, None), (9, None, None)]
+
+
+NO_GRAD_VIEW = """
+    import torch
+    w = torch.randn(3, 5, requires_grad=True)
+    h = torch.randn(4, 3) @ w
+    with torch.no_grad():
+        flat = h.view(-1)
+        kept = h.clone()
+    view_state = (flat.requires_grad, flat.is_leaf)
+    clone_state = (kept.requires_grad, kept.is_leaf)
+    h.sum().backward()
+"""
+
+
+def test_a_view_made_under_no_grad_keeps_requires_grad_and_is_a_leaf_and_a_clone_there_is_a_leaf():
+    ns = run(NO_GRAD_VIEW)
+    assert ns["view_state"] == (True, True) and ns["clone_state"] == (False, True)
+    assert claims(NO_GRAD_VIEW, "flat")[0] == (6, True, True)
+    assert claims(NO_GRAD_VIEW, "kept")[0] == (7, False, True)
+
+
+SAMPLED_ACTION = """
+    import torch
+    from torch.distributions import Categorical, Normal
+    logits = torch.randn(3, requires_grad=True)
+    dist = Categorical(logits=logits)
+    action = dist.sample()
+    logp = dist.log_prob(action)
+    mu = Normal(logits, 1.0).rsample()
+    states = [(t.requires_grad, t.is_leaf) for t in (action, logp, mu)]
+    (logp + mu.sum()).backward()
+"""
+
+
+def test_a_sampled_action_has_no_graph_and_its_log_prob_and_an_rsample_have_one():
+    assert run(SAMPLED_ACTION)["states"] == [(False, True), (True, False), (True, False)]
+    assert claims(SAMPLED_ACTION, "action")[0] == (6, False, True)
+    assert claims(SAMPLED_ACTION, "logp")[0] == (7, True, False)
+    assert claims(SAMPLED_ACTION, "mu")[0] == (8, True, False)

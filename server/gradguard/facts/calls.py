@@ -95,6 +95,11 @@ MAX_DEPTH = 8
 _UNKNOWN_REST = object()  # positional arguments from a `*args` of unknown content
 
 
+# torch.distributions.Distribution methods: draws without a graph, and ops of the parameters (and the value given)
+DISTRIBUTION_SAMPLES = {"sample", "sample_n", "enumerate_support"}
+DISTRIBUTION_OPS = {"rsample", "log_prob", "entropy", "cdf", "icdf", "perplexity"}
+
+
 class _ContextMarker:
     def __init__(self, mode: str, inference_call: cst.Call | None = None):
         self.mode = mode
@@ -561,6 +566,10 @@ class Calls:
         if q in GRAD_CONTEXTS:
             args()
             return _ContextMarker(GRAD_CONTEXTS[q], node if "inference_mode" in q else None)
+        if q.startswith("torch.distributions.") and q.rsplit(".", 1)[-1][:1].isupper():
+            # `Categorical(logits=...)`: a distribution over its parameters' graph, not a tensor
+            positional, keywords = args()
+            return Special("distribution", flat_tensors(list(positional) + [v[0] for v in keywords.values()]))
         if q in ("torch.set_grad_enabled", "torch.autograd.set_grad_enabled"):
             positional, _ = args()
             if positional and isinstance(positional[0], Literal) and positional[0].value in (True, False):
@@ -844,6 +853,13 @@ class Calls:
             return self.eval_super_method(scope, special, name, node)
         positional, keywords = self.args_of(scope, node)
         first = positional[0] if positional else None
+        if special.kind == "distribution":
+            if name in DISTRIBUTION_SAMPLES:  # torch draws these without a graph (rsample keeps one)
+                return scope.tensors.new_tensor(scope, requires_grad=False, is_leaf=True, origin=node,
+                                                created_by=f"`.{name}()`")
+            if name in DISTRIBUTION_OPS:
+                return scope.tensors._generic_result(scope, list(special.payload) + positional, node)
+            return None
         if special.kind == "grad_scaler":
             if name == "scale":
                 return first  # scaler.scale(loss) is loss times a factor: backward goes through the same graph
@@ -958,7 +974,8 @@ class Calls:
         if name == "clone":
             self.args_of(scope, node)
             out = scope.tensors.new_tensor(scope, requires_grad=t.requires_grad if scope.grad != GRAD_OFF else False,
-                                  is_leaf=(not t.requires_grad) if t.requires_grad is not None else None,
+                                  is_leaf=True if scope.grad == GRAD_OFF else (
+                                      (not t.requires_grad) if t.requires_grad is not None else None),
                                   origin=node, created_by="`.clone()`", history=t.history if scope.grad != GRAD_OFF else EMPTY,
                                   owners=scope.tensors.owners_of(scope, [t]) if scope.grad != GRAD_OFF else EMPTY)
             out.shape = t.shape
@@ -973,7 +990,8 @@ class Calls:
         if name in COPYISH_METHODS:
             self.args_of(scope, node)
             return scope.tensors.new_tensor(scope, requires_grad=t.requires_grad if scope.grad != GRAD_OFF else False,
-                                   is_leaf=(not t.requires_grad) if t.requires_grad is not None else None,
+                                   is_leaf=True if scope.grad == GRAD_OFF else (
+                                       (not t.requires_grad) if t.requires_grad is not None else None),
                                    origin=node, created_by=f"`.{name}()`",
                                    history=t.history if scope.grad != GRAD_OFF else EMPTY,
                                    owners=scope.tensors.owners_of(scope, [t]) if scope.grad != GRAD_OFF else EMPTY)

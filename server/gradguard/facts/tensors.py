@@ -79,7 +79,9 @@ class Tensors:
                           view_of=t, view_kind="detach", name=f"{t.name}.detach()" if t.name else "",
                           shape=t.shape)
         rg = t.requires_grad if scope.grad != GRAD_OFF else False
-        v = Tensor(t.counter, t.storage, rg, None if rg is None else not rg, origin=node,
+        # torch: a view made under no_grad keeps its base's requires_grad, with no grad_fn (a leaf)
+        shown_rg, leaf = (t.requires_grad, True) if scope.grad == GRAD_OFF else (rg, None if rg is None else not rg)
+        v = Tensor(t.counter, t.storage, shown_rg, leaf, origin=node,
                    created_by="a view" if kind != "index" else "indexing (a view)",
                    history=t.history if rg else EMPTY,
                    view_of=t, view_kind=kind, view_in_no_grad=scope.grad == GRAD_OFF or t.view_in_no_grad)
