@@ -148,3 +148,19 @@ def test_a_sampled_action_has_no_graph_and_its_log_prob_and_an_rsample_have_one(
     assert claims(SAMPLED_ACTION, "action")[0] == (6, False, True)
     assert claims(SAMPLED_ACTION, "logp")[0] == (7, True, False)
     assert claims(SAMPLED_ACTION, "mu")[0] == (8, True, False)
+
+
+def test_every_claim_hover_makes_on_the_rule_examples_is_what_torch_has_there():
+    pytest.importorskip("torch")
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).parent / "real_world"))
+    import facts_oracle
+
+    files = sorted((Path(facts_oracle.ROOT) / "server" / "gradguard" / "rules" / "examples").glob("*/*.py"))
+    assert len(files) > 200
+    seen = facts_oracle.observe(files)
+    assert sum(1 for p in files if seen[p]) > 200  # the programs ran and were observed
+    contradicted = [c for p in files for c in facts_oracle.contradictions(p, seen[p])]
+    assert contradicted == []
