@@ -9,7 +9,10 @@ Shapes (each a realistic program with a bug in it, grown along one axis):
                   (`a3 = h.sigmoid()`, `if b: a3[0] = 0`, `h = h + a3`: one GG201 per name)
   layer-rows      a model whose `nn.Sequential(...)` literal has N rows of `nn.Linear(8, 8), nn.ReLU(inplace=True)`
                   (its output, saved by the last ReLU, is then written by `x += 1`) and an `nn.ModuleList([...])` of
-                  N `nn.Linear` rows walked in forward (more than 16 listed rows are children of unknown kind)
+                  N `nn.Linear` rows walked in forward (its first 4 layers run, as for any layer list)
+  block-rows      a model whose `nn.ModuleList([...])` literal has N rows `Block(8)` of a same-file block class
+                  (`nn.Linear` then `nn.ReLU(inplace=True)`), walked in forward, whose output is then written by
+                  `x += 1`: N constructions, of which one runs `Block.__init__` (facts/summaries.py)
   literal         a module-level list literal of N floats beside a leaf written in place
   call-chain      N functions, each calling the one before it and writing its own result (`y += 1`), run on a
                   leaf that is then written in place (GG101)
@@ -65,6 +68,19 @@ def layer_rows(n: int) -> str:
     return "\n".join(lines)
 
 
+def block_rows(n: int) -> str:
+    lines = ["import torch", "import torch.nn as nn", "", "", "class Block(nn.Module):", "    def __init__(self, dim):",
+             "        super().__init__()", "        self.fc = nn.Linear(dim, dim)", "        self.act = nn.ReLU(inplace=True)",
+             "", "    def forward(self, x):", "        return self.act(self.fc(x))", "", "",
+             "class Net(nn.Module):", "    def __init__(self):", "        super().__init__()",
+             "        self.blocks = nn.ModuleList(["]
+    lines += ["    Block(8),"] * n
+    lines += ["        ])", "", "    def forward(self, x):", "        for block in self.blocks:", "            x = block(x)",
+              "        x += 1", "        return x", "", "", "net = Net()", "out = net(torch.randn(2, 8))",
+              "out.sum().backward()", ""]
+    return "\n".join(lines)
+
+
 def literal(n: int) -> str:
     table = ", ".join(f"{i * 7 % 1000}.5" for i in range(n))
     return (f"import torch\n\nTABLE = [{table}]\n\n\ndef scale(x):\n    return x * TABLE[0]\n\n\n"
@@ -79,8 +95,8 @@ def call_chain(n: int) -> str:
     return "\n".join(lines)
 
 
-SHAPES = {"loop-pairs": loop_pairs, "loop-branches": loop_branches, "layer-rows": layer_rows, "literal": literal,
-          "call-chain": call_chain}
+SHAPES = {"loop-pairs": loop_pairs, "loop-branches": loop_branches, "layer-rows": layer_rows,
+          "block-rows": block_rows, "literal": literal, "call-chain": call_chain}
 
 # As `gradguard check --no-cache FILE` runs one file (imports done before the clock starts).
 CHILD = r"""

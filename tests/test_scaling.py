@@ -31,6 +31,7 @@ EXPECTED = {
     "loop-pairs": lambda n: ["GG201"] * n,
     "loop-branches": lambda n: ["GG201"] * n,
     "layer-rows": lambda n: ["GG201"],
+    "block-rows": lambda n: ["GG201"],
     "literal": lambda n: ["GG201"],
     "call-chain": lambda n: ["GG101"],
 }
