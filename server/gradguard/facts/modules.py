@@ -319,6 +319,15 @@ class Modules:
             row = scope.ops.by_name.get(INPLACE_FUNCTION.get(m.kind, "")) or (m.row if m.saves_output else None)
             self.tensors.save_inplace_result(scope, first, row, op, site)
             return first
+        if m.kind == "torch.nn.Embedding" and _renormalises(m.ctor):
+            # torch: Embedding(max_norm=...) rescales the looked-up rows of its weight in place (embedding_renorm_,
+            # under no_grad) before the lookup: a weight saved earlier by another op is then stale
+            saved_grad, scope.grad = scope.grad, GRAD_OFF
+            try:
+                self.tensors.write(scope, self.layer_parameter(scope, m, site, "weight"), site, scope.stmt,
+                                   op="embedding_renorm_", kind="method", module_ctor=m.ctor)
+            finally:
+                scope.grad = saved_grad
         any_rg = any(t.requires_grad is True for t in tensors)
         # an argument the analysis knows nothing of (`criterion(model(x), y)` with `model` passed in) may require
         # grad: the output then claims nothing, rather than requires_grad=False
@@ -405,3 +414,14 @@ def _set_to_none_false(node: cst.Call) -> bool:
 
 
 set_to_none_false = _set_to_none_false
+
+
+def _renormalises(ctor) -> bool:
+    """An `nn.Embedding(..., max_norm=v)` with v not None (torch renormalises on every call)."""
+    if type(ctor) is not cst.Call:
+        return False
+    for arg in ctor.args:
+        if arg.keyword is not None and arg.keyword.value == "max_norm":
+            return not (type(arg.value) is cst.Name and arg.value.value == "None")
+    return len(ctor.args) >= 3 and ctor.args[2].keyword is None and not (
+        type(ctor.args[2].value) is cst.Name and ctor.args[2].value.value == "None")
