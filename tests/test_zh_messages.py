@@ -309,3 +309,13 @@ def test_zh_code_action_titles_use_full_width_punctuation():
                 found += [f"{path.name}: {title}" for mark in "():" if mark in prose]
                 found += [f"{path.name}: {p}" for p in problems(title)]
     assert titles >= 40 and found == []
+
+
+def test_a_tensor_made_to_require_grad_later_reads_as_chinese_in_the_hover():
+    from gradguard.i18n import created_by
+
+    made = "torch.zeros(...) made to require grad with `requires_grad_()`"
+    assert created_by(made, "zh") == "`torch.zeros(...)`，再用 `requires_grad_()` 设为需要梯度"
+    assert created_by("a tensor made to require grad with `requires_grad_()`", "zh") == \
+        "一个张量，再用 `requires_grad_()` 设为需要梯度"
+    assert created_by(made, "en") == "`torch.zeros(...)` made to require grad with `requires_grad_()`"

@@ -61,13 +61,19 @@ _ZH_CREATED_BY = {
     "an augmented assignment": "增强赋值",
     "an op under no_grad": "`no_grad` 下的运算",
     "an op": "一个运算",
+    "a tensor": "一个张量",
 }
 _A_PARAMETER_OF = re.compile(r"^a parameter of (`[^`]+`)$")
+_REQUIRES_GRAD_SUFFIX = " made to require grad with `requires_grad_()`"
 
 
 def created_by(by: str, lang: str) -> str:
     """How the analysis says a tensor was made (`torch.rand(...)`, "a view", "a parameter of `model`"), as prose
     in `lang` with code in code spans."""
+    if by.endswith(_REQUIRES_GRAD_SUFFIX) and len(by) > len(_REQUIRES_GRAD_SUFFIX):
+        # `torch.zeros(...)` made to require grad with `requires_grad_()`: the maker as code, the rest as prose
+        maker = created_by(by[:-len(_REQUIRES_GRAD_SUFFIX)], lang)
+        return maker + ("，再用 `requires_grad_()` 设为需要梯度" if lang == "zh" else _REQUIRES_GRAD_SUFFIX)
     if lang == "zh":
         if by in _ZH_CREATED_BY:
             return _ZH_CREATED_BY[by]
