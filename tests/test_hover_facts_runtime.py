@@ -164,3 +164,20 @@ def test_every_claim_hover_makes_on_the_rule_examples_is_what_torch_has_there():
     assert sum(1 for p in files if seen[p]) > 200  # the programs ran and were observed
     contradicted = [c for p in files for c in facts_oracle.contradictions(p, seen[p])]
     assert contradicted == []
+
+
+STATUS_OUTPUTS = """
+    import torch
+    A = (torch.randn(3, 3) @ torch.randn(3, 3).T + 3 * torch.eye(3)).requires_grad_()
+    L, info = torch.linalg.cholesky_ex(A)
+    P, lo, up = torch.linalg.lu(A)
+    states = [(t.requires_grad, t.is_leaf) for t in (L, info, P, up)]
+    (L.sum() + up.sum() + lo.sum()).backward()
+"""
+
+
+def test_the_status_and_permutation_outputs_of_linalg_ops_have_no_graph():
+    assert run(STATUS_OUTPUTS)["states"] == [(True, False), (False, True), (False, True), (True, False)]
+    assert claims(STATUS_OUTPUTS, "info")[0] == (4, False, True)
+    assert claims(STATUS_OUTPUTS, "P")[0] == (5, False, True)
+    assert claims(STATUS_OUTPUTS, "up")[0] == (5, True, False)

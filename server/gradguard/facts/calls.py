@@ -53,6 +53,9 @@ TENSOR_FACTORIES = {
 TUPLE_RESULTS = {"torch.linalg.eigh": 2, "torch.linalg.eig": 2, "torch.linalg.svd": 3, "torch.linalg.qr": 2,
                  "torch.linalg.slogdet": 2, "torch.svd": 3, "torch.qr": 2, "torch.slogdet": 2, "torch.linalg.lu": 3,
                  "torch.linalg.lu_factor": 2, "torch.linalg.inv_ex": 2, "torch.linalg.cholesky_ex": 2}
+# Of those, the outputs torch returns without a graph (probed on torch 2.13: lu's P, pivots, the `info` codes)
+NOGRAD_OUTPUTS = {"torch.linalg.lu": {0}, "torch.linalg.lu_factor": {1}, "torch.linalg.inv_ex": {1},
+                  "torch.linalg.cholesky_ex": {1}}
 # Methods of a tensor that make a new, unrelated tensor (no alias, no save).
 FRESH_METHODS = set("new_zeros new_ones new_empty new_full new_tensor".split())
 # Methods that keep the graph but may or may not alias: new values without an alias (a miss, not a false alarm).
@@ -693,7 +696,10 @@ class Calls:
         arity = TUPLE_RESULTS.get(q)
         if arity is not None and row is None and flat_tensors(positional):
             # `vals, vecs = torch.linalg.eigh(a)`: separate tensors in the input's graph (what they save: not claimed)
-            return Seq([scope.tensors._generic_result(scope, flat_tensors(positional), node) for _ in range(arity)])
+            nograd = NOGRAD_OUTPUTS.get(q, ())
+            return Seq([scope.tensors.new_tensor(scope, requires_grad=False, is_leaf=True, origin=node,
+                                                 created_by=f"`{q}`") if i in nograd else
+                        scope.tensors._generic_result(scope, flat_tensors(positional), node) for i in range(arity)])
         if row is not None and row.kind != "inplace" and row.view in ("view", "multi") and positional \
                 and isinstance(positional[0], Tensor):
             # function forms of view ops (`torch.chunk(y, 2)`, `torch.transpose(y, 0, 1)`) view their first argument
