@@ -104,9 +104,10 @@ DISTRIBUTION_OPS = {"rsample", "log_prob", "entropy", "cdf", "icdf", "perplexity
 
 
 class _ContextMarker:
-    def __init__(self, mode: str, inference_call: cst.Call | None = None):
+    def __init__(self, mode: str, inference_call: cst.Call | None = None, leaves_inference: bool = False):
         self.mode = mode
         self.inference_call = inference_call  # the `torch.inference_mode()` call, for inference-tensor facts
+        self.leaves_inference = leaves_inference
 
 
 class Calls:
@@ -567,7 +568,12 @@ class Calls:
             return evaluated if evaluated is not None else self.args_of(scope, node)
 
         if q in GRAD_CONTEXTS:
-            args()
+            positional, keywords = args()
+            if "inference_mode" in q:
+                mode = positional[0] if positional else keywords.get("mode", (None,))[0]
+                if isinstance(mode, Literal) and mode.value is False:
+                    # probed: `inference_mode(False)` makes normal tensors, with grad enabled even under no_grad
+                    return _ContextMarker(GRAD_ON, None, leaves_inference=True)
             return _ContextMarker(GRAD_CONTEXTS[q], node if "inference_mode" in q else None)
         if q.startswith("torch.distributions.") and q.rsplit(".", 1)[-1][:1].isupper():
             # `Categorical(logits=...)`: a distribution over its parameters' graph, not a tensor

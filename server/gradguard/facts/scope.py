@@ -599,6 +599,8 @@ class Scope:
                 self.grad = mode
                 if getattr(value, "inference_call", None) is not None:
                     self.inference = value.inference_call
+                elif getattr(value, "leaves_inference", False):
+                    self.inference = None  # `inference_mode(False)`: normal tensors again
             elif item.asname is not None:
                 self.assign(item.asname.name, None, item.item, stmt)
         self.run_body(stmt.body.body)
