@@ -200,12 +200,7 @@ def recompute_after_step(ctx, problems) -> tuple[Edit, dict] | None:
     # which writes are this step: a helper's one `opt.step()` steps every optimizer passed to it
     stepped = (write.node, step_node if site is not None else None)
     # Statements that run the stepped model: where the problems' forwards ran.
-    forward_calls = []
-    for p in problems:
-        fsite = p.detail.get("forward")
-        call = fsite[0] if fsite is not None else p.save.node
-        if isinstance(call, cst.Call) and all(c is not call for c in forward_calls):
-            forward_calls.append(call)
+    forward_calls = _forward_calls(problems)
     tree = _tree_of(ctx, [use, step_node, *forward_calls], top) or _tree_of(ctx, [step_node, *forward_calls], top)
     if tree is None:
         return None
@@ -1342,12 +1337,7 @@ def recompute_at_loop_top(ctx, problems) -> tuple[Edit, dict] | None:
     top = write.top or first.top
     if use is None or top is None or first.detail.get("site") is not None:
         return None
-    forwards = []
-    for p in problems:
-        fsite = p.detail.get("forward")
-        call = fsite[0] if fsite is not None else p.save.node
-        if isinstance(call, cst.Call) and all(c is not call for c in forwards):
-            forwards.append(call)
+    forwards = _forward_calls(problems)
     if not forwards or any(_value(ctx, c) is None for c in forwards):
         return None  # a forward returns tensors; `model = Net()` (the graph built in its __init__) is no forward
     tree = _tree_of(ctx, [use, write.node, *forwards], top)
@@ -1630,3 +1620,14 @@ def drop_backward_of_term(ctx, problem) -> tuple[Edit, dict] | None:
     a, b = span
     return Edit(Span(a, 0, b + 1, 0), ""), {"line": a + 1, "text": ctx.code(freed), "term": first.value,
                                             "total": ctx.code(second)}
+
+
+def _forward_calls(problems) -> list:
+    """The calls that ran the forwards the problems' saves were made in, each once, in order."""
+    calls = []
+    for p in problems:
+        fsite = p.detail.get("forward")
+        call = fsite[0] if fsite is not None else p.save.node
+        if isinstance(call, cst.Call) and all(c is not call for c in calls):
+            calls.append(call)
+    return calls
