@@ -179,3 +179,30 @@ b = Scaled()
     assert run_program(program).error_type == "RuntimeError"  # a leaf that requires grad, written in place
     assert _codes(program) == ["GG101"]  # one finding for the one line
     assert constructed.count("Scaled") == 2
+
+
+def test_a_module_level_helper_rebound_between_builds_is_read_again(constructed):
+    """Both builds read `make`; between them module code re-binds it, so the second build is not the first's copy."""
+    program = HEADER + '''
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.layer = make()
+
+
+def make():
+    return nn.Linear(4, 4)
+
+
+a = Net()
+
+
+def make():
+    return nn.ReLU()
+
+
+b = Net()
+''' + BACKWARD
+    assert run_program(program).clean
+    assert _codes(program) == []
+    assert constructed.count("Net") == 2

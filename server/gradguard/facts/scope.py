@@ -35,6 +35,7 @@ from .sets import EMPTY, SharedSet
 from .modules import Modules
 from .optimizers import Optimizers
 from .tensors import Tensors, flat_tensors
+from .summaries import UNBOUND
 
 # Words in an `if` test that make its arms mode-dependent (training vs eval, grad vs no grad, scripting).
 GUARD_WORDS = ("training", "grad", "inference", "is_scripting", "is_tracing", "jit", "inplace", "export", "compil")
@@ -307,6 +308,8 @@ class Scope:
                 if self.a.summaries.recording:
                     self.a.summaries.note_external_read(module.env, name, module.env[name])
                 return module.env[name]
+            if self.a.summaries.recording:
+                self.a.summaries.note_external_read(module.env, name, UNBOUND)  # bound later: not the same read
             return self.a.definition_value(name)
         if name in self.global_cache:
             return self.global_cache[name]

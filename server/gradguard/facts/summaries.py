@@ -45,6 +45,10 @@ from .model import (
 from .sets import EMPTY
 
 
+# What a module-level name read as unbound (a def or class not yet run as a statement) is recorded as.
+UNBOUND = type("Unbound", (), {"__repr__": lambda self: "UNBOUND", "__slots__": ()})()
+
+
 class _NotSummarisable(Exception):
     """The run (or a value it made) cannot be replayed faithfully."""
 
@@ -136,7 +140,7 @@ class SummaryStore:
         if a.steps + summary.steps > a.max_steps // 2 or a.calls + summary.calls >= a.max_calls:
             return None  # the full run would meet the budget: let it
         for env, name, value in summary.global_reads:
-            if env.get(name) is not value:
+            if env.get(name, UNBOUND) is not value:
                 return None
         copier = _Copier(summary.base_path, summary.base_iterations, scope.path, _iterations(scope))
         try:
@@ -218,7 +222,7 @@ def _iterations(scope) -> tuple:
     return tuple(f.iteration for f in scope.loops)
 
 
-_IMMUTABLE = (Literal, Number, QualRef, ClassRef, str, int, float, bool, type(None))
+_IMMUTABLE = (Literal, Number, QualRef, ClassRef, str, int, float, bool, type(None), type(UNBOUND))
 
 
 def _is_mutable(value) -> bool:
