@@ -324,3 +324,49 @@ def test_data_write_fix_gives_the_gradient_the_program_checks_for(name):
     assert "wrong gradient" in run_program(text).stdout
     fixed = run_program(fixed_with(text, finding))
     assert fixed.clean and fixed.stdout == "", fixed
+
+
+def test_a_fix_whose_edits_overlap_is_not_offered_rather_than_garbling_the_line():
+    # the fuzzer's GAN with `import torch` spliced away: GG404's detach fix named `self.D(fake)` and the `fake`
+    # inside it, and --fix wrote `self.D(fake).detach()detach())`
+    from gradguard.engine import check_text
+    from gradguard.findings import Edit, edits_overlap
+    from gradguard.source import Span
+
+    source = GAN_WITHOUT_TORCH_IMPORT
+    report = check_text(source, "gan.py")
+    assert [f.code for f in report.findings] == ["GG404"]
+    for f in report.findings:
+        assert f.fix is None or not edits_overlap(f.fix.edits)
+    outer, inner = Edit(Span(14, 22, 14, 34), "a"), Edit(Span(14, 29, 14, 33), "b")
+    assert edits_overlap([outer, inner]) and edits_overlap([inner, outer])
+    assert not edits_overlap([Edit(Span(14, 22, 14, 29), "a"), Edit(Span(14, 29, 14, 33), "b")])
+
+
+GAN_WITHOUT_TORCH_IMPORT = '''from torch import nn
+
+
+class GAN:
+    def __init__(self):
+        self.G = nn.Sequential(nn.Linear(2, 8), nn.Tanh(), nn.Linear(8, 2))
+        self.D = nn.Sequential(nn.Linear(2, 8), nn.LeakyReLU(0.2), nn.Linear(8, 1))
+        self.opt_g = torch.optim.Adam(self.G.parameters(), lr=1e-3)
+        self.opt_d = torch.optim.Adam(self.D.parameters(), lr=1e-3)
+        self.bce = nn.BCEWithLogitsLoss()
+
+    def train_step(self, real):
+        fake = self.G(torch.randn(real.size(0), 2))
+        d_loss = self.bce(self.D(real), torch.ones(real.size(0), 1)) + \\
+            self.bce(self.D(fake), torch.zeros(real.size(0), 1))
+        self.opt_d.zero_grad()
+        d_loss.backward()
+        g_loss = self.bce(self.D(fake), torch.ones(real.size(0), 1))
+        self.opt_g.zero_grad()
+        g_loss.backward()
+        self.opt_d.step()
+        self.opt_g.step()
+
+
+torch.manual_seed(0)
+GAN().train_step(torch.randn(4, 2))
+'''

@@ -1,6 +1,7 @@
 """The pipeline: Source -> blocks -> cached CST per block -> one Facts pass -> rules -> findings."""
 from __future__ import annotations
 
+import dataclasses
 import gc
 import logging
 import os
@@ -12,7 +13,7 @@ import libcst as cst
 
 from .config import Config
 from .facts.analysis import FileAnalysis
-from .findings import Finding, ParseNote, Report
+from .findings import Finding, ParseNote, Report, edits_overlap
 from .noqa import suppressed_codes
 from .parse import ParseCache, ParsedBlock, block_shape, screen_blocks
 from .rules import RuleContext, all_rules
@@ -116,6 +117,11 @@ class Engine:
                                                     f"{rule.code} not checked in this file"))
             except Exception:  # one rule's bug must not hide the others' findings
                 log.exception("%s: rule %s failed", path, rule.code)
+        for i, f in enumerate(findings):
+            if f.fix is not None and edits_overlap(f.fix.edits):
+                log.warning("%s: %s at line %d: a fix with overlapping edits is not offered", path, f.code,
+                            f.span.start_line + 1)
+                findings[i] = dataclasses.replace(f, fix=None)
         kept = []
         for f in findings:  # the suppressed ones are kept aside for the CLI's unused-noqa report
             (report.suppressed if f.code in suppressed_codes(source, f.span.start_line) else kept).append(f)

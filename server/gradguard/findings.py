@@ -27,6 +27,13 @@ class Fix:
     edits: tuple[Edit, ...]
 
 
+def edits_overlap(edits) -> bool:
+    """Whether two edits of a fix touch the same text (one inside another, or crossing): applied one after the
+    other they would garble the line, so such a fix is not offered."""
+    spans = sorted(((e.span.start_line, e.span.start_col), (e.span.end_line, e.span.end_col)) for e in edits)
+    return any(later[0] < earlier[1] or later == earlier for earlier, later in zip(spans, spans[1:]))
+
+
 @dataclass(frozen=True)
 class Related:
     span: Span
