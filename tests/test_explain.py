@@ -277,7 +277,7 @@ def test_the_same_traceback_repeated_is_explained_in_linear_time(tracebacks):
     [ex] = explain.explain(large, run_static=False)  # the same error, once
     assert ex.kind == "saved-tensor-modified" and ex.versions == {"saved": 3, "now": 4, "writes": 1}
     ratio = _explain_seconds(large) / _explain_seconds(small)
-    assert ratio <= 12, ratio
+    assert ratio <= 30, ratio  # 10x the text: linear is about 10, quadratic about 100 (13.5 seen on a busy CI box)
 
 
 @pytest.mark.timeout(120)
@@ -287,7 +287,7 @@ def test_many_different_errors_are_found_in_linear_time():
     large = "Traceback (most recent call last):\n" + "\n".join(errors) + "\n"
     assert len(explain.find_errors(large)) == 30_000
     ratio = _explain_seconds(large) / _explain_seconds(small)
-    assert ratio <= 12, ratio
+    assert ratio <= 30, ratio  # linear about 10, quadratic about 100
 
 
 COMPILED = PROGRAMS / "unchanged" / "compiled.py"
