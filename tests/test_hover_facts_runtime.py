@@ -5,7 +5,6 @@ pin the mechanisms it found wrong, each on a program whose runtime values are as
 """
 import textwrap
 
-
 from gradguard.engine import Engine
 
 
