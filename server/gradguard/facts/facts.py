@@ -36,6 +36,11 @@ def _join_claims(old, new):
     return _DISAGREE
 
 
+def _join_state(old: tuple | None, new: tuple) -> tuple:
+    """(requires_grad, is_leaf) of one name over several passes."""
+    return new if old is None else tuple(map(_join_claims, old, new))
+
+
 def _first_per_span(items):
     """Loops are interpreted several times; hover lists each place once (its first version)."""
     seen = set()
@@ -54,7 +59,7 @@ class Facts:
         self.problems: list[Problem] = []
         self.name_values: dict[int, Tensor] = {}  # id(Name node) -> Tensor at that point
         # id(Name node) -> (requires_grad, is_leaf) when the name was met: a later requires_grad_(), an index write
-        # of a graph value, change the Tensor itself; None where passes (iterations, call contexts) disagree
+        # of a graph value, change the Tensor itself; joined over passes (iterations, call contexts, blocks)
         self.name_states: dict[int, tuple] = {}
         self.expr_values: dict[int, Tensor] = {}  # id(expression node) -> the Tensor it evaluated to
         # id(write node or statement) -> "`flag` is true": code that runs only when a bool parameter is not its default
@@ -72,8 +77,7 @@ class Facts:
             self.add_problem(problem)
         self.name_values.update(other.name_values)
         for key, state in other.name_states.items():
-            old = self.name_states.get(key)
-            self.name_states[key] = state if old is None else tuple(map(_join_claims, old, state))
+            self.name_states[key] = _join_state(self.name_states.get(key), state)
         self.expr_values.update(other.expr_values)
         self.saves.extend(other.saves)
         self.list_item_targets |= other.list_item_targets
@@ -96,12 +100,7 @@ class Facts:
 
     def note_state(self, node: cst.Name, t: Tensor) -> None:
         """Remember what `t` was where `node` named it (what hover shows there, whatever happens to it later)."""
-        state = (t.requires_grad, t.is_leaf)
-        old = self.name_states.get(id(node))
-        if old is not None and old != state:
-            # a pass that knows nothing (a function run without its callers' arguments) contradicts nothing
-            state = tuple(map(_join_claims, old, state))
-        self.name_states[id(node)] = state
+        self.name_states[id(node)] = _join_state(self.name_states.get(id(node)), (t.requires_grad, t.is_leaf))
 
     def describe(self, t: Tensor, name: str, hint_block=None, node: cst.Name | None = None) -> TensorFacts:
         loc = self.locator
