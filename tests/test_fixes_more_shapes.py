@@ -110,6 +110,31 @@ def test_a_state_the_helper_saves_and_then_updates_is_read_through_a_copy_where_
     assert torch.allclose(ns["loss"], hand["loss"]) and torch.allclose(ns["w"].grad, hand["w"].grad)
 
 
+SQUARED_LOOP_ITEM = """\
+import torch
+
+ts = [torch.rand(3, requires_grad=True) * 1 for _ in range(2)]
+out = []
+for t in ts:
+    y = t * t
+    t /= t.sum()
+    out.append(y)
+sum(o.sum() for o in out).backward()
+"""
+
+
+def test_both_operands_copied_are_named_once_in_the_title():
+    raises(SQUARED_LOOP_ITEM)
+    finding = only(SQUARED_LOOP_ITEM, "GG201")
+    assert finding.fix.applicability == "safe"
+    assert finding.fix.message == "Let `*` save a copy: `t.clone()`"  # was "`t.clone()`, `t.clone()`"
+    fixed = apply(SQUARED_LOOP_ITEM, finding.fix)
+    assert fixed == SQUARED_LOOP_ITEM.replace("y = t * t", "y = t.clone() * t.clone()")
+    ns = run(fixed)
+    # The loop items are still normalised in place, as before the fix (the list sees it), and y is t*t before it.
+    assert all(torch.allclose(t.sum(), torch.tensor(1.0)) for t in ns["ts"])
+
+
 # ---------------------------------------------------------------- GG404: a sum that starts from the freed one
 SAM_TWO_PASSES = """\
 import torch

@@ -116,7 +116,8 @@ def clone_argument(ctx: RuleContext, save, write=None) -> tuple[tuple[Edit, ...]
                 found.append(cloned)
     if not found:
         return None
-    return tuple(edit for edit, _ in found), ", ".join(f"`{text}`" for _, text in found)
+    # `t * t` clones both operands: the title names `t.clone()` once (it read "`t.clone()`, `t.clone()`")
+    return tuple(edit for edit, _ in found), ", ".join(f"`{text}`" for text in dict.fromkeys(t for _, t in found))
 
 
 def _written_root(write) -> str | None:
