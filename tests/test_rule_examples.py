@@ -110,3 +110,12 @@ def test_good_example_runs_clean_through_backward(code, path):
     assert "backward(" in text or "autograd.grad(" in text, "a good example must run backward"
     result = run_program(text, str(path))
     assert result.clean, result
+
+
+def test_the_readme_table_shows_each_rules_fix_kind():
+    """The README's "What it catches" table is what users read first: its fix column is the rule's own fix_kind
+    (it said `none` for GG401 and GG404 after their repairs landed)."""
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    shown = {m.group(1): m.group(2).strip() for m in re.finditer(r"^\| \[(GG\d+)\]\([^)]*\) \|[^|]*\|[^|]*\|([^|]*)\|",
+                                                                    readme, re.M)}
+    assert shown == {rule.code: rule.fix_kind.replace("/", " / ") for rule in all_rules()}
