@@ -72,3 +72,17 @@ def test_gg104_arange_out_of_a_parameter_under_no_grad_clears_requires_grad_copy
     with torch.no_grad():
         q.copy_(torch.arange(1, 5))
     assert q.requires_grad is True and q.is_leaf and q.tolist() == [1.0, 2.0, 3.0, 4.0]
+
+
+def test_gg109_direct_forward_runs_no_hook_and_no_grad_wraps_nothing():
+    doc = get_rule("GG109").autograd["en"]
+    assert "`module.forward(x)` called directly runs no hooks" in doc and "under `torch.no_grad()` nothing is wrapped" in doc
+    layer = torch.nn.Linear(3, 3)
+    layer.register_full_backward_hook(lambda module, grad_in, grad_out: None)
+    direct = layer.forward(torch.randn(2, 3))
+    direct.relu_()  # an ordinary non-leaf: allowed
+    assert type(direct.grad_fn).__name__ == "ReluBackward0"
+    with torch.no_grad():
+        layer(torch.randn(2, 3)).relu_()
+    with pytest.raises(RuntimeError, match="This view was created inside a custom Function"):
+        layer(torch.randn(2, 3)).relu_()

@@ -384,6 +384,14 @@ class Calls:
         return lambda value: scope.expressions.iteration_items(scope, value)
 
     def call_module(self, scope, m: Module, args, node, keywords=None, direct_forward=False):
+        result = self._call_module(scope, m, args, node, keywords, direct_forward)
+        if m.backward_hook is not None and not direct_forward \
+                and scope.path[:len(m.backward_hook_path)] == m.backward_hook_path:
+            # hooks run on `m(x)`, not on `m.forward(x)`
+            return scope.tensors.backward_hook_outputs(scope, result, node, m.backward_hook)
+        return result
+
+    def _call_module(self, scope, m: Module, args, node, keywords=None, direct_forward=False):
         keywords = keywords or {}
         if m.cls is not None and not m.opaque:
             forward, owner = find_method(scope.a, m.cls, "forward")
@@ -884,6 +892,10 @@ class Calls:
                 return None
             if name == "prepare":
                 return Seq(list(positional)) if len(positional) != 1 else first
+            return None
+        if special.kind == "hook_handle":
+            if name == "remove":
+                special.payload.backward_hook = None
             return None
         if special.kind == "ctx":
             if name == "save_for_backward":

@@ -137,6 +137,8 @@ class Tensor:
     inference_top: cst.CSTNode | None = None
     inference_origin: cst.CSTNode | None = None  # the expression that made the inference tensor (views keep it)
     owners: SharedSet = EMPTY  # parameter groups (layers) whose .grad a backward through it fills
+    # a custom-function view returned through a full backward hook: (node, top) of the hook's registration
+    hooked_by: tuple | None = None
     # For hover: what was saved and written on this tensor's counter.
     id: int = field(default_factory=lambda: next(_ids))
 
@@ -185,6 +187,10 @@ class Module:
     inplace_site: tuple | None = None  # (node, top) of a `m.inplace = True` that made it in-place
     inference_call: cst.CSTNode | None = None  # built under `torch.inference_mode()`: its parameters are inference tensors
     inference_top: cst.CSTNode | None = None
+    # (node, top) of a `register_full_backward_hook` / `register_full_backward_pre_hook` on it (torch then wraps its
+    # outputs in BackwardHookFunction, a custom Function); the branch path it ran on; None once its handle is removed
+    backward_hook: tuple | None = None
+    backward_hook_path: tuple = ()
 
 
 @dataclass(eq=False)

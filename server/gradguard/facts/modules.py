@@ -18,6 +18,7 @@ from .model import (
     Module,
     ParamsOf,
     Seq,
+    Special,
     Storage,
     Tensor,
 )
@@ -242,6 +243,12 @@ class Modules:
             return ParamsOf(m)
         if name == "named_parameters":
             return Seq(None, Seq([Literal(""), None]))
+        if name == "named_modules":
+            return Seq([Seq([None, sub]) for sub in [m] + self._all_submodules(scope, m)], module_walk=True)
+        if name in ("register_full_backward_hook", "register_full_backward_pre_hook"):
+            # torch wraps the module's outputs (and inputs) in BackwardHookFunction from the next call on
+            m.backward_hook, m.backward_hook_path = (node, scope.top), scope.path
+            return Special("hook_handle", m)
         if name in ("modules", "children"):
             subs = ([m] if name == "modules" else []) + (self._all_submodules(scope, m) if name == "modules"
                                                           else self.submodules(scope, m))

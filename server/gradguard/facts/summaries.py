@@ -361,6 +361,7 @@ class _Copier:
         out.keys = list(m.keys) if m.keys is not None else None
         out.parent = self.value(m.parent)
         out.children_path = self.path(m.children_path)
+        out.backward_hook_path = self.path(m.backward_hook_path)
         if out.inplace_site is not None and type(out.inplace_site) is not tuple:
             raise _NotSummarisable
         extra = set(m.__dict__) - _MODULE_FIELDS

@@ -89,12 +89,29 @@ class Tensors:
             v.view_kind = "multi"
         if t.view_kind == "custom_function":
             v.view_kind = "custom_function"
+            v.hooked_by = t.hooked_by
         v.is_parameter = False
         v.module_params = t.module_params
         v.owners = self.owners_of(scope, [t]) if rg is not False else EMPTY
         v.inference_call, v.inference_top = t.inference_call, t.inference_top
         v.inference_origin = t.inference_origin
         return v
+
+    def backward_hook_outputs(self, scope, value, node, hook):
+        """The outputs of a module with a full backward hook: torch returns each tensor through BackwardHookFunction,
+        a custom Function, so they are custom-function views of what the forward returned (probed on torch 2.13:
+        an in-place write on one, or on a view of one, raises in grad mode; under no_grad nothing is wrapped)."""
+        if scope.grad == GRAD_OFF:
+            return value
+        if isinstance(value, Tensor):
+            v = self.view_of(scope, value, node, "custom_function")
+            v.view_kind = "custom_function"
+            v.shape, v.contiguous, v.created_by = value.shape, value.contiguous, value.created_by
+            v.hooked_by = hook
+            return v
+        if isinstance(value, Seq) and value.items is not None:
+            return Seq([self.backward_hook_outputs(scope, item, node, hook) for item in value.items])
+        return value
 
     def _generic_result(self, scope, tensors, node):
         # an operand the analysis knows nothing of (None: an unknown call's result, say) may require grad
@@ -275,6 +292,10 @@ class Tensors:
         if t.view_kind == "multi" and base.requires_grad is True and grad == GRAD_ON:
             w.raises = True
             scope._problem(Problem("multi-view-write", w.node, w.stmt, tensor=t, write=w))
+            return
+        if t.view_kind == "custom_function" and t.requires_grad is True and grad == GRAD_ON:
+            w.raises = True
+            scope._problem(Problem("custom-view-write", w.node, w.stmt, tensor=t, write=w))
             return
         if (t.view_in_no_grad and grad == GRAD_ON and not t.view_kind == "detach"
                 and (base.requires_grad is True or (isinstance(value, Tensor) and value.requires_grad is True))):
