@@ -1069,8 +1069,12 @@ def recompute_in_loop(ctx, problems) -> tuple[Edit, dict] | None:
         for j in range(i + 1, i_loop):
             if j not in move and _conflicts(_assigned_in(body[j]), _stmt_reads(body[i])):
                 return None
+    # the loop's header (`range(exp.epochs)`, a while test) is evaluated before the first iteration: what it reads
+    # stays bound before the loop too
+    header = _reads(loop.iter if isinstance(loop, cst.For) else loop.test)
     kept = {i for i in move
-            if any(j not in move and j != i_loop and _conflicts(_stmt_binds(body[i]), _stmt_reads(body[j]))
+            if _conflicts(_stmt_binds(body[i]), header)
+            or any(j not in move and j != i_loop and _conflicts(_stmt_binds(body[i]), _stmt_reads(body[j]))
                    for j in range(i + 1, len(body)))}
     work = sorted(kept)
     while work:  # what a kept statement reads stays before the loop too

@@ -342,9 +342,28 @@ class Calls:
                 return scope.modules.summarised_module(scope, info, node)
         elif info.is_module:
             scope.modules.init_torch_base(scope, obj, info.torch_base, positional, self.items_of(scope))
+        elif info.dataclass_fields is not None:
+            self._init_dataclass(scope, info, obj, positional, keywords, node)
         if isinstance(obj, Module):
             obj.has_params = scope.modules.module_has_params(scope, obj)
         return obj
+
+    def _init_dataclass(self, scope, info, obj, positional, keywords, node):
+        """The `__init__` `@dataclass` generates: each field from its argument, or its default when that is a
+        literal (another default is unknown), then `__post_init__`."""
+        if _UNKNOWN_REST in positional or "**" in keywords:
+            return
+        for i, (name, default) in enumerate(info.dataclass_fields):
+            if i < len(positional):
+                value = positional[i]
+            elif name in keywords:
+                value = keywords[name][0]
+            else:
+                value = _literal_default(default)
+            obj.attrs[name] = value
+        post, owner = find_method(scope.a, info, "__post_init__")
+        if post is not None:
+            self.call_function(scope, FunctionRef(post, top=scope.a.top_of.get(id(post)), cls=owner), [], {}, node, obj)
 
     def eval_super_method(self, scope, sup: Special, name: str, node: cst.Call):
         cls, obj = sup.payload
@@ -1190,3 +1209,14 @@ def _option_default(value, name: str):
     if isinstance(value, Literal) and type(value.value) is bool:
         return OptionDefault(value.value, name)
     return value
+
+
+def _literal_default(expr):
+    """A dataclass field's default when it is a plain constant; None (unknown) otherwise."""
+    if type(expr) in (cst.Integer, cst.Float):
+        return Literal(expr.evaluated_value)
+    if type(expr) is cst.SimpleString:
+        return Literal(expr.evaluated_value)
+    if type(expr) is cst.Name and expr.value in ("True", "False", "None"):
+        return Literal({"True": True, "False": False, "None": None}[expr.value])
+    return None

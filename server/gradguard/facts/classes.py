@@ -36,6 +36,8 @@ class ClassInfo:
     is_function: bool = False  # a torch.autograd.Function subclass
     is_lightning: bool = False
     torch_base: str = ""  # the torch.nn class it extends ("torch.nn.Sequential"), if any
+    # a `@dataclass` whose generated `__init__` we can spell: (field, default expression or None) in order
+    dataclass_fields: list | None = None
 
 
 def collect_class(analysis, node: cst.ClassDef) -> ClassInfo:
@@ -64,6 +66,8 @@ def collect_class(analysis, node: cst.ClassDef) -> ClassInfo:
         if type(item) is cst.FunctionDef:
             info.methods[item.name.value] = item
     init = info.methods.get("__init__")
+    if init is None and not info.is_module and not info.is_function:
+        info.dataclass_fields = _dataclass_fields(analysis, node, bases)
     if init is not None:
         for stmt in walk_statements(init.body.body):
             if type(stmt) is cst.SimpleStatementLine:
@@ -74,6 +78,63 @@ def collect_class(analysis, node: cst.ClassDef) -> ClassInfo:
                                 and target.value.value == "self"):
                             info.attrs[target.attr.value] = small.value
     return info
+
+
+_DATACLASS = {"dataclasses.dataclass"}
+_FIELD = {"dataclasses.field"}
+_NO_DEFAULT = None
+
+
+def _dataclass_fields(analysis, node: cst.ClassDef, bases) -> list | None:
+    """The parameters of the `__init__` that `@dataclass` writes, in order: the annotated class-level names
+    (a dataclass base's fields first), each with its default expression. None when the class is not a dataclass
+    or the generated `__init__` is not that simple (`init=False`, `kw_only`, `InitVar`, `KW_ONLY`, a field with
+    `init=False`, a base that is not a dataclass of this file)."""
+    decorator = None
+    for d in node.decorators:
+        expr = d.decorator.func if type(d.decorator) is cst.Call else d.decorator
+        if analysis.resolve_dotted(expr) in _DATACLASS:
+            decorator = d.decorator
+    if decorator is None:
+        return None
+    if type(decorator) is cst.Call and any(
+            a.keyword is None or a.keyword.value in ("init", "kw_only") for a in decorator.args):
+        return None
+    fields: list = []
+    for base in bases:
+        other = analysis.classes.get(base)
+        if other is None or other.dataclass_fields is None:
+            return None
+        fields.extend(other.dataclass_fields)
+    for stmt in node.body.body:
+        if type(stmt) is not cst.SimpleStatementLine:
+            continue
+        for small in stmt.body:
+            if type(small) is not cst.AnnAssign or type(small.target) is not cst.Name:
+                continue
+            annotation = dotted(small.annotation.annotation) or ""
+            if type(small.annotation.annotation) is cst.Subscript:
+                annotation = dotted(small.annotation.annotation.value) or ""
+            last = annotation.rsplit(".", 1)[-1]
+            if last == "ClassVar":
+                continue
+            if last in ("InitVar", "KW_ONLY"):
+                return None
+            default = small.value
+            if type(default) is cst.Call and analysis.resolve_dotted(default.func) in _FIELD:
+                keywords = {a.keyword.value: a.value for a in default.args if a.keyword is not None}
+                init = keywords.get("init")
+                if len(keywords) != len(default.args) or keywords.get("kw_only") is not None or (
+                        init is not None and not (type(init) is cst.Name and init.value == "True")):
+                    return None
+                default = keywords.get("default", default)
+            name = small.target.value
+            known = [i for i, f in enumerate(fields) if f[0] == name]
+            if known:
+                fields[known[0]] = (name, default)  # a redefined field keeps its place
+            else:
+                fields.append((name, default))
+    return fields
 
 
 def summarise_layers(analysis, info: ClassInfo) -> None:
