@@ -363,6 +363,8 @@ row("nn.Loss", "module",
     ("torch.nn.BCELoss", m((), prob(4), prob(4))),
     ("torch.nn.BCEWithLogitsLoss", m((), f(4), prob(4))))
 row("nn.LossNoSave", "module", ("torch.nn.L1Loss", m((), X, X)))
+# kl_div's module: the target is saved when the log-probabilities require grad (distillation's teacher output)
+row("nn.KLDivLoss", "module", ("torch.nn.KLDivLoss", m((), X, X)))
 # keeps the target indices (not the logits: those go through log_softmax, which keeps its output)
 row("nn.CrossEntropyLoss", "module", ("torch.nn.CrossEntropyLoss", m((), X, long(0, 1, 3))))
 

@@ -378,6 +378,8 @@ class Calls:
             scope.modules.init_torch_base(scope, obj, cls.torch_base, positional, self.items_of(scope))
         elif name == "forward" and isinstance(obj, Module) and obj.children is not None:
             return self.call_children(scope, obj, positional, node)
+        elif name == "forward" and isinstance(obj, Module) and obj.row is not None:
+            return scope.modules.layer_call(scope, obj, positional, node)  # the torch layer's own forward
         return None
 
     # ---- modules ----------------------------------------------------------

@@ -40,6 +40,18 @@ class ClassInfo:
     dataclass_fields: list | None = None
 
 
+# Torch layers whose call returns something other than one tensor, or whose kind their call reads: a subclass of one
+# is left an unknown module (a subclass of nn.LSTM returning one tensor would unpack as views of it).
+_LAYER_BASES_NOT_MODELLED = {"torch.nn.RNN", "torch.nn.LSTM", "torch.nn.GRU", "torch.nn.LSTMCell",
+                             "torch.nn.MultiheadAttention", "torch.nn.Embedding"}
+
+
+def layer_base(analysis, base: str) -> bool:
+    """`base` is a torch layer of the op table that a class of this file may extend and stay that layer."""
+    row = analysis.ops.by_name.get(base)
+    return row is not None and row.kind == "module" and base not in _LAYER_BASES_NOT_MODELLED
+
+
 def collect_class(analysis, node: cst.ClassDef) -> ClassInfo:
     """Read a class statement: its bases, methods and the `self.<attr> = ...` lines of `__init__`."""
     bases = []
@@ -56,6 +68,10 @@ def collect_class(analysis, node: cst.ClassDef) -> ClassInfo:
             info.is_lightning = base in LIGHTNING_BASES
         elif base in FUNCTION_BASES:
             info.is_function = True
+        elif layer_base(analysis, base):
+            # `class KDLoss(nn.KLDivLoss)`, `class ClampedLinear(nn.Linear)`: a module that is that torch layer
+            info.is_module = True
+            info.torch_base = base
         elif base in analysis.classes:
             other = analysis.classes[base]
             info.is_module = info.is_module or other.is_module

@@ -81,11 +81,8 @@ class Modules:
         """A torch layer built by `nn.Linear(...)`-like calls (op table row `q`)."""
         row = scope.ops.by_name.get(q)
         positional, keywords = evaluated
-        has_params = row.has_params if row.has_params is not None else (row.params or q in PARAMS_NOT_SAVED)
-        m = self.new_module(scope, q, row, has_params, node)
-        m.saves_weights = row.params
-        m.saves_output = row.saves_output
-        m.saves_input = row.saves_input
+        m = self.new_module(scope, q, row, None, node)
+        self._take_row(m, q, row)
         inplace = keywords.get("inplace")
         pos = INPLACE_MODULE_ARG_POS.get(q)
         if inplace is not None:
@@ -95,6 +92,14 @@ class Modules:
         if "**" in keywords and pos is not None and inplace is None:
             m.inplace = None
         return m
+
+    def _take_row(self, m: Module, q: str, row) -> None:
+        """What calling torch layer `q` does (op table row): a layer, or a class of this file extending it."""
+        m.row = row
+        m.has_params = row.has_params if row.has_params is not None else (row.params or q in PARAMS_NOT_SAVED)
+        m.saves_weights = row.params
+        m.saves_output = row.saves_output
+        m.saves_input = row.saves_input
 
     def container(self, scope, q: str, node: cst.Call, evaluated, items_of):
         """`nn.Sequential(...)`, `nn.ModuleList(...)`, `nn.ModuleDict(...)`; `items_of(value)` lists what iterating an
@@ -144,6 +149,11 @@ class Modules:
             obj.container = "ModuleList"
             items = _known_items(positional[0], items_of) if positional else []
             obj.children = list(items) if items is not None else None
+        elif scope.ops.by_name.get(base) is not None:
+            # a subclass of a torch layer (`class ClampedLinear(nn.Linear)`): its parameters and what calling it
+            # saves are the layer's; a `forward` of its own still runs as code
+            self._take_row(obj, base, scope.ops.by_name[base])
+            return
         if obj.children is not None and not all(isinstance(c, Module) for c in obj.children):
             obj.children = None
             obj.opaque = True
