@@ -4,11 +4,17 @@ The real server over stdio (pytest-lsp). An edited document reuses what the engi
 versions (the block split after the edit, parses of unchanged blocks, per-block facts and indexes); a fresh
 document of the same text, under another URI, reuses nothing of that document. Each step edits one place
 (inside a method, inside a helper another block calls, a new block, a deleted block, a half-typed line) and
-the two publishes must agree, fixes included.
+the two publishes must agree, fixes included, and so must hover at every name.
+
+The module-level run is reused across edits when it could read nothing that changed (FileAnalysis._module_run):
+the second program's steps edit a helper module-level code calls (directly and through another function), one no
+one calls, a module-level binding a function reads, and add, rename and delete the definitions code names.
 """
 from __future__ import annotations
 
+import asyncio
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -20,7 +26,7 @@ from pytest_lsp import ClientServerConfig, LanguageClient
 sys.path.insert(0, str(Path(__file__).parent))
 from lsp_fixtures.harness import fresh_uri, init_params, make_client, open_doc, server_command, wait_publish  # noqa: E402
 
-pytestmark = pytest.mark.asyncio(loop_scope="module")
+ON_SERVER_LOOP = pytest.mark.asyncio(loop_scope="module")
 CONFIG = ClientServerConfig(server_command=server_command(), client_factory=make_client)
 
 PROGRAM = '''import torch
@@ -75,9 +81,56 @@ STEPS = [
 ]
 
 
+# Module-level code that calls `helper` and `outer` (which calls `inner`), and functions it never calls.
+MODULE_PROGRAM = '''import torch
+
+
+def helper(t):
+    return t * 2
+
+
+def inner(t):
+    return t.sigmoid()
+
+
+def outer(t):
+    return inner(t) + 1
+
+
+def unused(t):
+    return t + 1
+
+
+def bump():
+    w.add_(1)
+    return w
+
+
+w = torch.rand(3, requires_grad=True)
+a = torch.rand(3, requires_grad=True)
+y = helper(a)
+z = outer(a)
+z.sum().backward()
+'''
+
+# (old text, new text, whether module-level code must run again)
+MODULE_STEPS = [
+    ("    return t + 1\n", "    s = torch.rand(2, requires_grad=True)\n    s.add_(1)\n    return t + 1\n", False),  # unused
+    ("    w.add_(1)\n    return w\n", "    w.add_(2)\n    return w\n", False),  # bump: reads `w`, not called
+    ("    return t * 2\n", "    t.add_(1)\n    return t * 2\n", True),  # helper, called by module code
+    ("    return t.sigmoid()\n", "    s = t.sigmoid()\n    s.mul_(2)\n    return s\n", True),  # inner, via outer
+    ("w = torch.rand(3, requires_grad=True)\n", "w = torch.rand(3)\n", True),  # the binding bump reads
+    ("z.sum().backward()\n", "z.sum().backward()\nprepare(a)\n", True),  # calls a name nothing defines yet
+    ("def bump():\n", "def prepare(t):\n    t.mul_(3)\n\n\ndef bump():\n", True),  # now defined
+    ("def helper(t):\n", "def helper_old(t):\n", True),  # `helper(a)` reaches nothing now
+    ("    s = torch.rand(2, requires_grad=True)\n", "    s = torch.rand(4, requires_grad=True)\n", False),
+    ("def unused(t):\n    s = torch.rand(4, requires_grad=True)\n    s.add_(1)\n    return t + 1\n\n\n", "", True),
+]
+
+
 @pytest_lsp.fixture(scope="module", config=CONFIG)
 async def client(lsp_client: LanguageClient):
-    await lsp_client.initialize_session(init_params(settings={"debounceMs": 0}))
+    await lsp_client.initialize_session(init_params(settings={"debounceMs": 0, "jedi": {"enable": False}}))
     yield
     await lsp_client.shutdown_session()
 
@@ -107,13 +160,23 @@ def _to_json(diagnostic: types.Diagnostic):
     return converters.get_converter().unstructure(diagnostic)
 
 
-async def test_incremental_edits_publish_what_a_fresh_open_of_the_same_text_publishes(client: LanguageClient):
+async def _hovers(client: LanguageClient, uri: str, text: str) -> list:
+    """Hover at every identifier of the text (markdown, the URI replaced), in document order."""
+    places = [(i, m.start()) for i, line in enumerate(text.split("\n")) for m in re.finditer(r"[A-Za-z_]\w*", line)]
+    results = await asyncio.gather(*(client.text_document_hover_async(types.HoverParams(
+        text_document=types.TextDocumentIdentifier(uri), position=types.Position(line, col))) for line, col in places))
+    return [(place, result.contents.value.replace(uri, "<doc>") if result is not None else None)
+            for place, result in zip(places, results)]
+
+
+async def _edit_and_compare(client: LanguageClient, program: str, steps: list) -> set:
+    """Apply each step to one document and compare its publish and hovers with a fresh open of the same text."""
     uri = fresh_uri("edited")
-    mark = open_doc(client, uri, PROGRAM)
+    mark = open_doc(client, uri, program)
     await wait_publish(client, uri, mark, version=1, timeout=60)
-    text = PROGRAM
+    text = program
     codes_seen = set()
-    for version, (old, new) in enumerate(STEPS, start=2):
+    for version, (old, new, *_) in enumerate(steps, start=2):
         at = text.index(old)
         start, end = _position(text, at), _position(text, at + len(old))
         text = text[:at] + new + text[at + len(old):]
@@ -129,7 +192,34 @@ async def test_incremental_edits_publish_what_a_fresh_open_of_the_same_text_publ
         mark = open_doc(client, fresh, text)
         opened = await wait_publish(client, fresh, mark, version=1, timeout=60)
         assert _comparable(edited, uri) == _comparable(opened, fresh), f"after step {version - 1}: {new!r}"
+        assert await _hovers(client, uri, text) == await _hovers(client, fresh, text), f"hover after step {version - 1}"
         codes_seen.update(str(d.code) for d in edited.diagnostics if d.code)
         client.text_document_did_close(types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(fresh)))
+    return codes_seen
+
+
+@ON_SERVER_LOOP
+async def test_incremental_edits_publish_what_a_fresh_open_of_the_same_text_publishes(client: LanguageClient):
+    codes_seen = await _edit_and_compare(client, PROGRAM, STEPS)
     # the steps made findings appear and go (the comparison was not of empty lists only)
     assert len(codes_seen) >= 2, codes_seen
+
+
+@ON_SERVER_LOOP
+async def test_edits_around_module_level_code_publish_what_a_fresh_open_publishes(client: LanguageClient):
+    codes_seen = await _edit_and_compare(client, MODULE_PROGRAM, MODULE_STEPS)
+    assert {"GG101", "GG201"} <= codes_seen, codes_seen
+
+
+def test_module_level_code_runs_again_only_when_what_it_can_read_changed():
+    from gradguard.engine import Engine
+
+    engine = Engine()
+    engine.check(MODULE_PROGRAM, "/project/train.py")
+    text, ran = MODULE_PROGRAM, []
+    for old, new, _expected in MODULE_STEPS:
+        text = text.replace(old, new, 1)
+        before = engine.module_code_runs
+        engine.check(text, "/project/train.py")
+        ran.append(engine.module_code_runs - before)
+    assert ran == [int(expected) for _old, _new, expected in MODULE_STEPS]

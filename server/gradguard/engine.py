@@ -43,6 +43,10 @@ class Engine:
         # id(block module) -> (module, what FileAnalysis indexes of that block and the names it calls): an edit
         # re-indexes only the blocks it re-parsed (re-walking 5,000 lines per keystroke cost ~30 ms)
         self.block_index = _LRU(2000 if editor else 1)
+        # path -> the last module-level run of that document and what it could read (FileAnalysis._module_run): an
+        # edit inside a function that module-level code does not reach reuses it. Not kept by a batch run.
+        self.module_runs = _LRU(64) if editor else None
+        self.module_code_runs = 0  # how many checks interpreted module-level code (tests count the reuses)
         self._imported = _LRU(512)  # (path, mtime, size) -> classes of a user module imported by checked files
         self._last_source = _LRU(64)  # path -> the Source last checked there (edits re-split only what changed)
         # When set (the language server sets its workspace folders), project files beside a checked file are
@@ -168,8 +172,10 @@ class Engine:
                 analysis = FileAnalysis(modules, quiet, self.block_facts, block_index=self.block_index,
                                         external_classes=lambda full: self.imported_class(path, full),
                                         hot_text=hot_text, called_names=called, describe_quiet=self.editor,
-                                        texts={id(pb.parsed.module): pb.block.text for pb in good})
+                                        texts={id(pb.parsed.module): pb.block.text for pb in good},
+                                        module_runs=self.module_runs, document=path)
                 analysis.run()
+                self.module_code_runs += analysis.module_code_ran
                 return analysis
             except RecursionError:
                 if not good:
@@ -224,6 +230,10 @@ class Engine:
         for cache in (self.block_facts, self.block_index):
             for key in [k for k, v in cache.items() if id(v[0]) not in kept]:
                 del cache[key]
+        if self.module_runs is not None:
+            for key in [k for k, v in self.module_runs.items()
+                        if any(type(m) is not int and id(m) not in kept for m in v[1])]:
+                del self.module_runs[key]
 
     def _drop_superseded(self, path: str, previous: Source, source: Source) -> None:
         """Blocks of this path's previous text that the edit replaced, and that no other checked path
@@ -251,6 +261,8 @@ class Engine:
     def forget(self, path: str) -> None:
         """A closed document: its last text is no longer needed for incremental splitting."""
         self._last_source.pop(path, None)
+        if self.module_runs is not None:
+            self.module_runs.pop(path, None)
 
     def imported_class(self, importer: str, qualified: str):
         """The ClassInfo of `pkg.module.Class` when that module is a file of the user's project beside `importer`.

@@ -44,8 +44,13 @@ class FileAnalysis:
     def __init__(self, modules: list[cst.Module], quiet_modules: set[int] | frozenset = frozenset(),
                  block_cache: dict | None = None, external_classes=None, hot_text: str = "",
                  called_names: set | None = None, describe_quiet: bool = False, texts: dict | None = None,
-                 block_index: dict | None = None):
+                 block_index: dict | None = None, module_runs: dict | None = None, document: str = ""):
         self.block_cache = block_cache
+        self.block_index = block_index
+        # document -> its last module-level run and what that run could read (an editor's; see _module_run)
+        self.module_runs = module_runs
+        self.document = document
+        self.module_code_ran = False  # whether run() interpreted the module-level code (a cached run is reused)
         self.called_names = called_names  # names this file's code calls (`train(`, `.step(`): None = not known
         # An editor also runs functions that write nothing, for what hover says about their names; their runs
         # report no problem, so the editor and `gradguard check` (which skips them) always agree.
@@ -315,17 +320,15 @@ class FileAnalysis:
 
     # ---- driving --------------------------------------------------------
     def run(self) -> Facts:
-        from .scope import Scope
-
         self.facts.imports = self.imports
-        if len(self.quiet_modules) < len(self.modules):
-            module_scope = Scope(self, kind="module", grad=GRAD_ON)
-            for stmt in self.statements:
-                module_scope.top = stmt
-                module_scope.run_stmt(stmt)
-            module_scope.settle_unknown_grad()
-            module_scope.finish()
         signature = self._context_signature()
+        if len(self.quiet_modules) < len(self.modules):
+            if self.module_runs is None:
+                self._run_module_code()
+            else:
+                module_facts = self._module_run(signature)
+                self.facts.merge(module_facts)  # the same facts as a run into the file's own, in the same order
+                self.facts.option_conditions.update(module_facts.option_conditions)
         file_facts = self.facts
         present = {id(m): m for m in self.modules}
         for module in self.modules:
@@ -357,6 +360,101 @@ class FileAnalysis:
             file_facts.problems = [p for p in file_facts.problems
                                    if p.detail.get("escape_of", "") not in self.called_names or not p.detail.get("escape_of")]
         return file_facts
+
+    def _run_module_code(self) -> None:
+        """Interpret the module's statements in order, into `self.facts`."""
+        from .scope import Scope
+
+        self.module_code_ran = True
+        module_scope = Scope(self, kind="module", grad=GRAD_ON)
+        for stmt in self.statements:
+            module_scope.top = stmt
+            module_scope.run_stmt(stmt)
+        module_scope.settle_unknown_grad()
+        module_scope.finish()
+
+    def _module_run(self, signature: tuple) -> Facts:
+        """The Facts of the module-level run, reused from this document's last run when it could read nothing that
+        changed. The run reaches a def or class only through its name, so what it can read is every block of
+        module-level code and, transitively, each def/class block whose name the code read so far names outside
+        strings and comments (`_module_reads`). An edit inside a function no such code names leaves those blocks
+        as they were, and the run is reused; any other edit runs it again."""
+        reads = self._module_reads()
+        entry = self.module_runs.get(self.document)
+        if entry is not None and entry[0] == signature and _same_reads(entry[1], reads):
+            return entry[2]
+        file_facts = self.facts
+        self.facts = Facts()
+        self.facts.imports = self.imports
+        try:
+            self._run_module_code()
+            facts = self.facts
+        finally:
+            self.facts = file_facts
+        self.module_runs[self.document] = (signature, reads, facts)
+        return facts
+
+    def _module_reads(self) -> tuple:
+        """What the module-level run can read, in file order: each block it may interpret (module-level code, and
+        the def/class blocks named by what it may interpret) as itself, and between them the number of top-level
+        statements of the other blocks (running a def statement only binds its name, but counts against the
+        statement budget, and the budget decides how often loops run)."""
+        infos = [self._block_reads_info(m) for m in self.modules]
+        defined: dict[str, list[int]] = {}
+        reached = set()
+        pending = []
+        for i, (is_definition, names, _words) in enumerate(infos):
+            if is_definition:
+                for name in names:
+                    defined.setdefault(name, []).append(i)
+            else:
+                reached.add(i)
+                pending.append(i)
+        while pending:
+            i = pending.pop()
+            words = infos[i][2]
+            if words is None:
+                words = infos[i][2] = self._block_words(self.modules[i])
+            for word in words:
+                for j in defined.get(word, ()):
+                    if j not in reached:
+                        reached.add(j)
+                        pending.append(j)
+        out: list = []
+        skipped = 0
+        for i, module in enumerate(self.modules):
+            if i in reached:
+                if skipped:
+                    out.append(skipped)
+                    skipped = 0
+                out.append(module)
+            else:
+                skipped += len(module.body)
+        if skipped:
+            out.append(skipped)
+        return tuple(out)
+
+    def _block_reads_info(self, module: cst.Module) -> list:
+        """[whether the block is only defs/classes, the names they bind, its code words (filled when needed)],
+        kept across edits with the block's parse when an index is given."""
+        key = ("reads", id(module))
+        entry = self.block_index.get(key) if self.block_index is not None else None
+        if entry is None or entry[0] is not module:
+            body = module.body
+            is_definition = bool(body) and all(type(stmt) in (cst.FunctionDef, cst.ClassDef) for stmt in body)
+            names = [stmt.name.value for stmt in body] if is_definition else []
+            entry = (module, [is_definition, names, None])
+            if self.block_index is not None:
+                self.block_index[key] = entry
+        return entry[1]
+
+    def _block_words(self, module: cst.Module) -> frozenset:
+        from ..parse import code_words
+
+        text = self.texts.get(id(module))
+        if text is None:
+            text = module.code
+        return frozenset(code_words(text))
 
     def release(self) -> None:
         """Forget everything but `facts`: the scopes' environments and this analysis's indexes of the parsed
@@ -556,6 +654,11 @@ class FileAnalysis:
         if class_info is not None and fn.name.value == "__init__":
             return GRAD_ON
         return GRAD_UNKNOWN
+
+
+def _same_reads(old: tuple, new: tuple) -> bool:
+    """The same blocks (the very parsed modules) and the same statement counts between them."""
+    return len(old) == len(new) and all(a is b if type(a) is not int else a == b for a, b in zip(old, new))
 
 
 def _snapshot(root) -> list:
