@@ -25,6 +25,7 @@ from .model import (
     ClassRef,
     Counter,
     DictVal,
+    Dim,
     FunctionRef,
     Instance,
     Literal,
@@ -723,6 +724,9 @@ class Calls:
             args()
             return scope.modules.new_module(scope, q, None, None, node)
         positional, keywords = args()
+        if q == "torch.reshape" and positional and isinstance(positional[0], Tensor) and not positional[0].contiguous \
+                and splits_one_dim(positional[0], positional[1:]):
+            return scope.tensors.view_of(scope, positional[0], node, "view")
         if q in ("torch.reshape", "torch.flatten") and positional and isinstance(positional[0], Tensor) \
                 and positional[0].contiguous:
             view = scope.tensors.view_of(scope, positional[0], node, "view")  # as Tensor.reshape / Tensor.flatten of it
@@ -1012,6 +1016,8 @@ class Calls:
             self.args_of(scope, node)
             if name == "size" and t.shape is not None:
                 return Seq([Literal(n) for n in t.shape])
+            if name == "size" and type(node) is cst.Call and not node.args:
+                return Seq(None, Number(), sizes_of=t)  # `n, c, h, w = x.size()` names its dimensions
             return Number() if name in ("dim", "numel", "size") else (Number(False) if name == "item" else None)
         if name in FRESH_METHODS:
             self.args_of(scope, node)
@@ -1032,8 +1038,13 @@ class Calls:
             view = scope.tensors.view_of(scope, t, node, "view")  # reshape of a contiguous tensor is a view (same version counter)
             view.contiguous = True
             return view
-        if name in COPYISH_METHODS:
+        if name == "reshape":
+            positional, _ = self.args_of(scope, node)
+            if splits_one_dim(t, positional):
+                return scope.tensors.view_of(scope, t, node, "view")
+        elif name in COPYISH_METHODS:
             self.args_of(scope, node)
+        if name in COPYISH_METHODS:
             return scope.tensors.new_tensor(scope, requires_grad=t.requires_grad if scope.grad != GRAD_OFF else False,
                                    is_leaf=True if scope.grad == GRAD_OFF else (
                                        (not t.requires_grad) if t.requires_grad is not None else None),
@@ -1211,6 +1222,32 @@ def _option_default(value, name: str):
     if isinstance(value, Literal) and type(value.value) is bool:
         return OptionDefault(value.value, name)
     return value
+
+
+def splits_one_dim(t: Tensor, sizes) -> bool:
+    """`x.reshape(n, heads, c // heads, h, w)` after `n, c, h, w = x.size()`: all sizes but one run are the same
+    dimensions of `x` in their places, so the reshape splits one dimension (or none) and torch returns a view
+    whatever the strides (probed on torch 2.13 with split/chunk outputs: `Output 0 of ReshapeAlias`)."""
+    if len(sizes) == 1 and isinstance(sizes[0], Seq):
+        sizes = sizes[0].items
+    if not sizes:
+        return False
+    ranks = {v.rank for v in sizes if isinstance(v, Dim) and v.of is t}
+    if len(ranks) != 1:
+        return False
+    rank = ranks.pop()
+
+    def same(value, i):
+        return isinstance(value, Dim) and value.of is t and value.index == i
+
+    prefix = 0
+    while prefix < min(len(sizes), rank) and same(sizes[prefix], prefix):
+        prefix += 1
+    suffix = 0
+    while suffix < min(len(sizes) - prefix, rank - prefix) and same(sizes[-1 - suffix], rank - 1 - suffix):
+        suffix += 1
+    middle = len(sizes) - prefix - suffix
+    return (rank - prefix - suffix == 1 and middle >= 1) or (rank == prefix + suffix and middle == 0)
 
 
 def _literal_default(expr):

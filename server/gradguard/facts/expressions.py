@@ -187,7 +187,8 @@ class Expressions:
             if attr in ("T", "mT", "H", "mH", "real", "imag"):
                 return scope.tensors.view_of(scope, base, node, "view")
             if attr == "shape":
-                return Seq([Literal(n) for n in base.shape]) if base.shape is not None else None
+                return Seq([Literal(n) for n in base.shape]) if base.shape is not None else \
+                    Seq(None, Number(), sizes_of=base)
             if attr in ("requires_grad", "is_leaf"):
                 flag = base.requires_grad if attr == "requires_grad" else base.is_leaf
                 return Literal(flag) if flag is not None else None

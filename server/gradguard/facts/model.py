@@ -270,6 +270,7 @@ class Seq:
     is_list: bool = False
     spread: list = field(default_factory=list)  # `*m.parameters()` spread into a literal of unknown length
     module_walk: bool = False  # `m.modules()` / `m.children()`: every module is visited (init loops are short)
+    sizes_of: object = None  # `x.size()` / `x.shape` of a tensor whose shape is unknown: unpacking gives its `Dim`s
 
 
 @dataclass(eq=False)
@@ -284,6 +285,15 @@ class Number:
 
     def __init__(self, is_int: bool = True):
         self.is_int = is_int
+
+
+class Dim(Number):
+    """`c` of `n, c, h, w = x.size()`: the size of dimension `index` of tensor `of`, which has `rank` dimensions (the
+    unpacking proves the rank). Compared by identity of `of`, never by value."""
+
+    def __init__(self, of, index: int, rank: int):
+        super().__init__(True)
+        self.of, self.index, self.rank = of, index, rank
 
 
 @dataclass(frozen=True)

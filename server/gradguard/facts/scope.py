@@ -22,6 +22,7 @@ from .model import (
     GRAD_OFF,
     GRAD_ON,
     GRAD_UNKNOWN,
+    Dim,
     FunctionRef,
     Instance,
     Literal,
@@ -641,7 +642,9 @@ class Scope:
             elements = [e.value for e in target.elements]
             items = None
             starred = next((i for i, e in enumerate(target.elements) if type(e) is cst.StarredElement), None)
-            if isinstance(value, Seq):
+            if isinstance(value, Seq) and value.items is None and value.sizes_of is not None and starred is None:
+                items = [Dim(value.sizes_of, i, len(elements)) for i in range(len(elements))]
+            elif isinstance(value, Seq):
                 items = value.items if value.items is not None else [value.element] * len(elements)
             elif isinstance(value, Tensor) and starred is None and _one_tensor(value):
                 # `q, k, v = qkv.permute(2, 0, 3, 1, 4)` iterates dim 0, as `qkv.unbind(0)` does (torch 2.13: each

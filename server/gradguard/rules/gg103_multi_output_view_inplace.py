@@ -59,7 +59,10 @@ def check(ctx):
         write, tensor, hint = problem.write, problem.tensor, problem.top
         name = name_of(tensor)
         fix = _fix(ctx, write, tensor, hint)
-        base_line = ctx.line(tensor.origin, hint) if tensor.origin is not None else 0
+        split = tensor  # a view of a piece (`q.reshape(...)`) names the line that split the tensor
+        while split.view_of is not None and split.view_of.view_kind == "multi" and split.view_of.origin is not None:
+            split = split.view_of
+        base_line = ctx.line(split.origin, hint) if split.origin is not None else 0
         message = ctx.t(
             f"{name} is one of several views returned on line {base_line} (unbind/split/chunk); the in-place `{write.op}` raises at once. Use an out-of-place op.",
             f"{name} 是第 {base_line} 行返回的多个视图之一（unbind/split/chunk）；原地操作 `{write.op}` 会立刻报错。请改用非原地操作。")
@@ -72,7 +75,7 @@ def check(ctx):
             "3. torch 在这里报错：返回多个视图的函数的输出不能被原地修改。")
         f = ctx.finding(RULE, write.stmt if write.kind == "setitem" else write.node, hint, message, fix=fix,
                         explanation=explanation, runtime_error=multi_view_error(ctx, tensor),
-                        related=[ctx.related(tensor.origin, hint, ctx.t("views created here", "视图在这里创建"))] if tensor.origin is not None else [])
+                        related=[ctx.related(split.origin, hint, ctx.t("views created here", "视图在这里创建"))] if split.origin is not None else [])
         if f:
             yield f
 
