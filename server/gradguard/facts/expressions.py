@@ -151,7 +151,7 @@ class Expressions:
                     items.update(other.items)
                 else:
                     known = False
-        return DictVal(items if known else None)
+        return DictVal(items if known else None, path=scope.path)
 
     # ---- attributes -----------------------------------------------------
     def eval_Attribute(self, scope, node: cst.Attribute):

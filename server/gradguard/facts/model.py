@@ -242,6 +242,7 @@ class DictVal:
     """A dict whose string keys are known (`{"inplace": True}`, `dict(inplace=True)`, `**kwargs`)."""
 
     items: dict | None  # None: unknown content
+    path: tuple = ()  # the branch path where a dict literal was made: item assignments under other branches unknown
 
 
 @dataclass(eq=False)

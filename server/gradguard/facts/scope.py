@@ -23,6 +23,7 @@ from .model import (
     GRAD_ON,
     GRAD_UNKNOWN,
     Dim,
+    DictVal,
     FunctionRef,
     Instance,
     Literal,
@@ -677,6 +678,14 @@ class Scope:
             self.expressions.eval_slices(self, target)
             if isinstance(base, Tensor):
                 self.tensors.write(self, base, target, stmt, op="[]=", kind="setitem", value=value)
+            elif isinstance(base, DictVal):
+                # `cache[key] = value` (a prompt cached by a helper): known only for a literal key, on the branch
+                # path where the dict literal was made; otherwise its content is unknown from here on
+                key = self.expressions._literal_key(self, target)
+                if base.items is not None and key is not None and self.path == base.path:
+                    base.items[key] = value
+                else:
+                    base.items = None
             elif isinstance(base, Seq) and base.items is not None:
                 index = self.expressions._literal_index(self, target)
                 if index is not None and -len(base.items) <= index < len(base.items):
