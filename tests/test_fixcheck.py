@@ -86,3 +86,15 @@ def test_fixcheck_on_two_gan_bugs_and_a_carried_state():
                            "GG402": {"detected": 1, "fix": 1, "clean": 1, "trains": 1}}
     assert res["summary_line"] == ("fixcheck: 3 detected | fix offered 3 (100%) | runs clean 3 (100%) | trains the "
                                    "same 3 (100%)")
+
+
+def test_a_fix_that_keeps_the_program_as_written_is_compared_with_the_bug_program_up_to_its_crash():
+    original = trace([0.5], [])  # the bug program raised in its first backward()
+    ours = trace([0.5, 0.3], [((2,), [1.0, 2.0])], trained=["(2,):float32"])
+    ref = trace([0.7, 0.2], [((2,), [9.0, 9.0])], trained=["(2,):float32"])  # the hand fix reordered the forward
+    assert fixcheck.compare(ours, ref, "as-written", original) is None
+    assert fixcheck.compare(trace([0.6, 0.3], [], trained=["(2,):float32"]), ref, "as-written", original) == (
+        "backward #1 on a different value than the program as written (0.6 vs 0.5)")
+    assert fixcheck.compare(trace([0.5], []), ref, "as-written", original) == "lost gradients ['(2,):float32']"
+    assert fixcheck.compare(ours, ref, "as-written", trace([], [])) == (
+        "the bug program called no backward() to compare with")

@@ -33,6 +33,10 @@ Where gradguard's fix legitimately differs from the hand fix, the manifest row s
                                    both programs call backward() equally often (later values see other weights or
                                    other draws: the hand fix moved a step, or drew new noise, where the fix
                                    recomputes)
+              | "as-written"       the fix keeps the program's forward as written where the hand fix changed it (it
+                                   called a layer first, or dropped a scaling): every value the bug program itself
+                                   called backward() on, up to the one that raised, agrees in order with the fix's,
+                                   and the fix trains every leaf the hand fix trains (as "runs")
               | "runs"             runs clean, and every leaf that got a gradient in the hand fix gets one (verify.py's
                                    "trains" multiset): the hand fix reorders the updates (G before D) or sums two
                                    losses into one backward, so no value is shared
@@ -64,7 +68,7 @@ import verify  # noqa: E402
 
 REPO = verify.ROOT.parent.parent
 RTOL, ATOL = 1e-4, 1e-6
-PROMISES = ("same", "detach", "retain", "first-backward", "runs")
+PROMISES = ("same", "detach", "retain", "first-backward", "as-written", "runs")
 MAX_CALLS = 2000  # backward calls recorded per program (the corpus programs make a few dozen)
 MAX_VALUES = 4096  # elements recorded per tensor; the rest are summed into one more number
 
@@ -121,8 +125,21 @@ def _grads_match(ours: list, ref: list, subset: bool = False) -> str | None:
     return None
 
 
-def compare(ours: Trace, ref: Trace, promise: str = "same") -> str | None:
-    """Why `ours` does not train like `ref` under `promise` (None: it does)."""
+def compare(ours: Trace, ref: Trace, promise: str = "same", original: Trace | None = None) -> str | None:
+    """Why `ours` does not train like `ref` under `promise` (None: it does). `original` is the bug program's own
+    trace, which the "as-written" promise compares with up to its crash."""
+    if promise == "as-written":
+        if original is None or not original.backward_values:
+            return "the bug program called no backward() to compare with"
+        for i, (a, b) in enumerate(zip(ours.backward_values, original.backward_values)):
+            if not _close(a, b):
+                got = a[1][0] if a[1] else None
+                want = b[1][0] if b[1] else None
+                return f"backward #{i + 1} on a different value than the program as written ({got!r} vs {want!r})"
+        if len(ours.backward_values) < len(original.backward_values):
+            return f"backward() called {len(ours.backward_values)} times, the program as written reached " \
+                   f"{len(original.backward_values)}"
+        promise = "runs"
     if promise == "runs":
         lost = Counter(ref.trained) - Counter(ours.trained)
         return f"lost gradients {sorted(lost.elements())}" if lost else None
@@ -389,7 +406,9 @@ def fixcheck(entries: list[dict], cmd: list[str], timeout: int = 30, jobs: int =
             subprocess.run([*cmd, "check", "--fix", "--unsafe-fixes", "--no-default-excludes",
                             *map(str, copies.values())], cwd=REPO, capture_output=True, text=True)
         refs = {p["id"]: verify.fixed_path(p["entry"]) for p in programs if p["id"] in copies}
-        traces = run_traced([*copies.values(), *refs.values()], timeout=timeout, jobs=jobs)
+        originals = {p["id"]: verify.bug_path(p["entry"]) for p in programs
+                     if p["id"] in copies and p["promise"] == "as-written"}
+        traces = run_traced([*copies.values(), *refs.values(), *originals.values()], timeout=timeout, jobs=jobs)
         for p in programs:
             e = p.pop("entry")
             p.update(clean=False, trains=False, why="no fix offered" if not p["fix"] else "")
@@ -405,7 +424,8 @@ def fixcheck(entries: list[dict], cmd: list[str], timeout: int = 30, jobs: int =
             elif silent_left:
                 p["why"] = f"still prints {e['error']!r}"
             else:
-                p["why"] = compare(ours, ref, p["promise"]) or ""
+                original = traces.get(str(originals[p["id"]])) if p["id"] in originals else None
+                p["why"] = compare(ours, ref, p["promise"], original) or ""
                 p["trains"] = not p["why"]
     rows = {}
     for p in programs:
