@@ -406,6 +406,8 @@ class Calls:
         return lambda value: scope.expressions.iteration_items(scope, value)
 
     def call_module(self, scope, m: Module, args, node, keywords=None, direct_forward=False):
+        if m.forward_pre_hooks and not direct_forward:
+            args = self._forward_pre_hooks(scope, m, list(args), node)
         result = self._call_module(scope, m, args, node, keywords, direct_forward)
         if m.backward_hook is not None and not direct_forward \
                 and scope.path[:len(m.backward_hook_path)] == m.backward_hook_path:
@@ -413,8 +415,27 @@ class Calls:
             return scope.tensors.backward_hook_outputs(scope, result, node, m.backward_hook)
         return result
 
+    def _forward_pre_hooks(self, scope, m: Module, args: list, node) -> list:
+        """torch calls each forward pre-hook as `hook(module, args)`; a value it returns replaces the arguments (a
+        tuple as they are, anything else as the one argument). A hook registered on another branch path makes the
+        arguments unknown; so does a hook whose result the analysis cannot tell from None."""
+        for hook, path in list(m.forward_pre_hooks):
+            if scope.path[:len(path)] != path:
+                return [None] * len(args)
+            result = self.call_with(scope, hook, [m, Seq(list(args))], {}, node)
+            if isinstance(result, Tensor):
+                args = [result]
+            elif isinstance(result, Seq) and result.items is not None:
+                args = list(result.items)
+            elif not _returns_none(hook):
+                return [None] * len(args)
+        return args
+
     def _call_module(self, scope, m: Module, args, node, keywords=None, direct_forward=False):
         keywords = keywords or {}
+        if "forward" in m.attrs and not direct_forward:
+            # `model.forward = partial(model.features, ...)`: torch's __call__ looks `forward` up on the instance
+            return self.call_with(scope, m.attrs["forward"], list(args), keywords, node)
         if m.cls is not None and not m.opaque:
             forward, owner = find_method(scope.a, m.cls, "forward")
             if forward is None:
@@ -920,7 +941,11 @@ class Calls:
             return None
         if special.kind == "hook_handle":
             if name == "remove":
-                special.payload.backward_hook = None
+                module, entry = special.payload
+                if entry is None:
+                    module.backward_hook = None
+                elif entry in module.forward_pre_hooks:
+                    module.forward_pre_hooks.remove(entry)
             return None
         if special.kind == "ctx":
             if name == "save_for_backward":
@@ -1259,3 +1284,21 @@ def _literal_default(expr):
     if type(expr) is cst.Name and expr.value in ("True", "False", "None"):
         return Literal({"True": True, "False": False, "None": None}[expr.value])
     return None
+
+
+def _returns_none(hook) -> bool:
+    """A function of this file whose body returns no value (`return` alone or falls off the end): a hook that
+    leaves the arguments as they were."""
+    if not isinstance(hook, FunctionRef) or type(hook.node) is not cst.FunctionDef:
+        return False
+    stack = list(hook.node.body.children)
+    while stack:
+        n = stack.pop()
+        if isinstance(n, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            continue
+        if isinstance(n, cst.Return) and n.value is not None:
+            return False
+        if isinstance(n, (cst.Yield, cst.Await)):
+            return False
+        stack.extend(n.children)
+    return True

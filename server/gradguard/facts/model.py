@@ -191,6 +191,9 @@ class Module:
     # outputs in BackwardHookFunction, a custom Function); the branch path it ran on; None once its handle is removed
     backward_hook: tuple | None = None
     backward_hook_path: tuple = ()
+    # `register_forward_pre_hook(fn)`: [fn, branch path it ran on] per hook, in order (torch calls each before
+    # `forward` and a returned value replaces the arguments)
+    forward_pre_hooks: list = field(default_factory=list)
 
 
 @dataclass(eq=False)

@@ -258,7 +258,12 @@ class Modules:
         if name in ("register_full_backward_hook", "register_full_backward_pre_hook"):
             # torch wraps the module's outputs (and inputs) in BackwardHookFunction from the next call on
             m.backward_hook, m.backward_hook_path = (node, scope.top), scope.path
-            return Special("hook_handle", m)
+            return Special("hook_handle", (m, None))
+        if name == "register_forward_pre_hook" and first is not None and len(positional) == 1 \
+                and not any(a.keyword is not None and a.keyword.value in ("with_kwargs", "prepend") for a in node.args):
+            entry = [first, scope.path]
+            m.forward_pre_hooks.append(entry)
+            return Special("hook_handle", (m, entry))
         if name in ("modules", "children"):
             subs = ([m] if name == "modules" else []) + (self._all_submodules(scope, m) if name == "modules"
                                                           else self.submodules(scope, m))
