@@ -693,3 +693,50 @@ def test_a_helper_whose_caller_rebinds_what_it_passed_keeps_the_no_grad_write():
     with pytest.raises(RuntimeError, match="a view of a leaf Variable that requires grad"):
         run(text)
     assert only(text, "GG102").fix.message.startswith("Do the write under `torch.no_grad()`")
+
+
+# ---------------------------------------------------------------- GG404: a snapshot the loop compares with
+PPO_SNAPSHOT = """\
+import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+policy = nn.Linear(4, 3)
+opt = torch.optim.SGD(policy.parameters(), lr=0.1)
+states = torch.randn(8, 4)
+advantage = torch.randn(8, 3)
+old = policy(states).log_softmax(-1)
+losses = []
+for epoch in range(3):
+    new = policy(states).log_softmax(-1)
+    loss = -((new - old).exp() * advantage).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    losses.append(loss.item())
+"""
+
+
+def test_a_value_the_loop_computes_again_from_the_same_inputs_is_read_detached_not_recomputed():
+    """PPO's old log-probs: moving `old = policy(states)...` into the loop would make it equal to `new`, so the
+    ratio would be 1 in every epoch; the hand fix computes it under no_grad, and the fix reads it detached."""
+    raises(PPO_SNAPSHOT)
+    finding = only(PPO_SNAPSHOT, "GG404")
+    assert finding.fix.applicability == "unsafe"
+    assert finding.fix.message.startswith("Read `old.detach()` in the loop (unsafe: ")
+    fixed = apply(PPO_SNAPSHOT, finding.fix)
+    assert fixed == PPO_SNAPSHOT.replace("(new - old).exp()", "(new - old.detach()).exp()")
+    hand = run(PPO_SNAPSHOT.replace("old = policy(states).log_softmax(-1)",
+                                    "with torch.no_grad():\n    old = policy(states).log_softmax(-1)"))
+    ours = run(fixed)
+    assert ours["losses"] == pytest.approx(hand["losses"], rel=1e-5)
+    assert torch.allclose(ours["policy"].weight, hand["policy"].weight)
+
+
+def test_a_forward_the_loop_runs_on_other_inputs_is_still_recomputed_in_the_loop():
+    """Near miss: the loop runs the same policy on other states, so the value before the loop is not a snapshot
+    of it; the forward moves into the loop as before."""
+    other = PPO_SNAPSHOT.replace("new = policy(states)", "new = policy(states.flip(0))")
+    raises(other)
+    finding = only(other, "GG404")
+    assert finding.fix.message.startswith("Move line 9 into the loop on line 11"), finding.fix.message

@@ -1116,6 +1116,81 @@ def recompute_in_loop(ctx, problems) -> tuple[Edit, dict] | None:
         "lines": [spans[i][0] + 1 for i in move], "moved": not kept, "loop": ctx.line(loop, top)}
 
 
+def detach_snapshot_in_loop(ctx, problem) -> tuple[tuple[Edit, ...], list[str]] | None:
+    """PPO's shape: log-probs computed once before the epochs (`experience = self.make_experience(prompts)`) and
+    compared in every epoch with the same forward run again on the same inputs
+    (`curr = self.actor.forward_actor(experience.completion, ...)`). Moving the first forward into the loop would
+    make it equal to the second, so the loss would compare a value with itself; the value before the loop is a
+    snapshot, read detached in the loop (`experience.actor_log_probs.detach()`). Only when a call of the loop has the
+    callee text and the very tensor arguments of a call that made the saved graph."""
+    from .fixes import with_method
+
+    use, save = problem.use, problem.save
+    if use is None or save is None or problem.detail.get("freed_by") is not use:
+        return None
+    top = problem.top
+    tree = _tree_of(ctx, [use], top)
+    if tree is None:
+        return None
+    parents = _parents(tree)
+    loop = _statement_of(use, parents)
+    while loop is not None and not isinstance(loop, (cst.For, cst.While)):
+        loop = parents.get(id(loop))
+    if loop is None:
+        return None
+    made_by = [save.node, *(save.layer_call[:1] if save.layer_call else ()), *(c for c, *_ in save.call_chain)]
+    made_by = [c for c in made_by if isinstance(c, cst.Call)]
+    if not any(_same_forward(ctx, inner, outer) for outer in made_by for inner in _calls(loop.body)):
+        return None
+    assigned = _assigned_in(loop, leaking=True)
+    reads, stack = [], [loop.body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.Name, cst.Attribute)):
+            value = _value(ctx, node)
+            root = node
+            while isinstance(root, cst.Attribute):
+                root = root.value
+            if value is not None and any(h is save for h in value.history) and isinstance(root, cst.Name) \
+                    and root.value not in assigned and not _is_callee_or_target(node, parents):
+                reads.append(node)
+                continue
+        if isinstance(node, cst.Lambda):
+            continue
+        stack.extend(node.children)
+    if not reads:
+        return None
+    edits, texts = [], []
+    for node in sorted(reads, key=lambda n: ctx.span(n, top).start_line if ctx.span(n, top) else 0):
+        made = with_method(ctx, node, top, "detach")
+        if made is None:
+            return None
+        edits.append(made[0])
+        if made[1] not in texts:
+            texts.append(made[1])
+    return tuple(edits), texts
+
+
+def _same_forward(ctx, call, other) -> bool:
+    """Two calls of the same callee text whose tensor arguments are the same tensors, in the same places."""
+    if call is other or ctx.code(call.func) != ctx.code(other.func) or len(call.args) != len(other.args):
+        return False
+    tensors = 0
+    for a, b in zip(call.args, other.args):
+        va, vb = _value(ctx, a.value), _value(ctx, b.value)
+        if (va is None) != (vb is None) or (va is not None and va is not vb):
+            return False
+        tensors += va is not None
+    return tensors > 0
+
+
+def _is_callee_or_target(node, parents) -> bool:
+    parent = parents.get(id(node))
+    return (isinstance(parent, cst.Call) and parent.func is node) or (
+        isinstance(parent, cst.Attribute) and parent.value is node) or (
+        isinstance(parent, (cst.AssignTarget, cst.AugAssign)) and getattr(parent, "target", None) is node)
+
+
 def clear_kept_list(ctx, problem) -> tuple[Edit, str] | None:
     """A list that collects tensors with graphs (`self.log_probs.append(dist.log_prob(a))`) and is never cleared:
     the next backward goes again through every earlier entry. `del self.log_probs[:]` right after the backward that

@@ -4,7 +4,7 @@ from __future__ import annotations
 from . import Rule, make_fix
 from ..fixes_order import (clear_kept_list, detach_at_source, detach_crossing, recompute_after_freeing_step,
                            recompute_in_loop, restart_accumulated_loss, retain_first_graph, retain_graph_at,
-                           detach_read_before_loop, drop_backward_of_term)
+                           detach_read_before_loop, detach_snapshot_in_loop, drop_backward_of_term)
 
 RULE = Rule(
     code="GG404",
@@ -44,7 +44,10 @@ RULE = Rule(
         "en": "Which repair is offered depends on the shape, and each is unsafe (it changes what the program "
               "computes, which the original never could because it raises). A graph built before the loop and "
               "back-propagated in every iteration: when its parameters are updated in the loop, the forward moves "
-              "to the top of the loop body (each iteration builds its graph from the current weights); when nothing "
+              "to the top of the loop body (each iteration builds its graph from the current weights), unless the "
+              "loop already runs that forward on the same inputs (PPO's old log-probs beside the new ones: moved, "
+              "the two would be equal and the ratio always 1), where the value before the loop is a snapshot and is "
+              "read detached in the loop (`old.detach()`); when nothing "
               "ever updates them (labels from a teacher, targets from a leaf that requires grad), the value is "
               "detached where it is made. A sum that the second backward continues from the first (`loss = 0; "
               "for ...: loss += l; loss.backward()`, then `loss += l` again: SAM's second pass): the line that "
@@ -60,7 +63,8 @@ RULE = Rule(
               "message names it.",
         "zh": "提供哪种修复取决于代码的形态，每种都是不安全修复（它改变了程序的计算，而原程序因报错根本算不出结果）。"
               "在循环之前构建、每一轮都反向传播的计算图：如果循环会更新它的参数，前向传播移到循环体开头（每一轮都用当前权重"
-              "建图）；如果从来没有代码更新这些参数（教师模型给出的标签、来自需要梯度的叶子张量的目标），就在产生该值的地方"
+              "建图），除非循环已经对相同的输入运行同一个前向传播（PPO 中旧的 log-prob 与新的并列：移进循环后两者相等，比值恒为 1），"
+              "这时循环之前的值是快照，在循环中改为读取 `old.detach()`；如果从来没有代码更新这些参数（教师模型给出的标签、来自需要梯度的叶子张量的目标），就在产生该值的地方"
               "调用 `detach()`。第二次反向传播所用的和在第一次的基础上继续累加（`loss = 0; for ...: loss += l; "
               "loss.backward()`，之后再次 `loss += l`：SAM 的第二遍）：把开始求和的那一行（`loss = 0`）复制到第二次求和之前。"
               "先后反向传播的两个损失：如果一个损失读取了另一个模型的输出，而它反向传播之后的 step 并不更新"
@@ -173,9 +177,18 @@ def _fix(ctx, group):
                 f"Add `{line}` after this backward (unsafe: later backwards no longer reach earlier episodes' entries)",
                 f"在这次反向传播之后加上 `{line}`（不安全：之后的反向传播不再到达之前各回合的条目）"), edit)
     elif problem.detail.get("freed_by") is problem.use:
-        # nothing updates what that graph saved: keeping it is sound; otherwise each iteration rebuilds it
-        moved = recompute_in_loop(ctx, group) if detach_at_source(ctx, problem) is None else None
-        if moved is not None:
+        # nothing updates what that graph saved: keeping it is sound; otherwise each iteration rebuilds it, unless
+        # the loop already runs that forward on the same inputs (the value before the loop is a snapshot)
+        snapshot = detach_snapshot_in_loop(ctx, problem) if detach_at_source(ctx, problem) is None else None
+        moved = recompute_in_loop(ctx, group) if detach_at_source(ctx, problem) is None and snapshot is None else None
+        if snapshot is not None:
+            edits, texts = snapshot
+            shown = ", ".join(f"`{t}`" for t in texts)
+            fix = make_fix("unsafe", ctx.t(
+                f"Read {shown} in the loop (unsafe: the value from before the loop becomes a constant; the loop's "
+                f"own forward of the same inputs carries the gradient)",
+                f"在循环中改为读取 {shown}（不安全：循环之前得到的值成为常量；由循环内对同一输入的前向传播传递梯度）"), *edits)
+        elif moved is not None:
             edit, info = moved
             lines = ", ".join(str(n) for n in info["lines"])
             fix = make_fix("unsafe", ctx.t(
