@@ -259,6 +259,14 @@ class Tensors:
             scope._problem(Problem("expand-write", w.node, w.stmt, tensor=t, write=w))
             t.counter.write(w)
             return w
+        if isinstance(value, Tensor) and value.storage is t.storage and _transposed_copy_of_target(w) \
+                and not (t.shape is not None and all(n == 1 for n in t.shape[-2:])):  # 1x1 matrices: same order
+            # `x[1] = x[1].transpose(-2, -1)`: the source is the written elements in another order (probed on
+            # torch 2.13: raised in and out of grad mode)
+            w.raises = True
+            scope._problem(Problem("overlap-write", w.node, w.stmt, tensor=t, write=w))
+            t.counter.write(w)
+            return w
         if base.inference_call is not None and scope.inference is None and not scope.guarded:
             w.raises = True
             scope._problem(Problem("inference-write", w.node, w.stmt, tensor=base, write=w))
@@ -536,3 +544,72 @@ def _compatible(p1: tuple, p2: tuple) -> bool:
 
 
 compatible = _compatible
+
+
+# Views that reorder a tensor's dimensions (same elements, other strides).
+_REORDER_METHODS = {"transpose", "t", "permute", "swapaxes", "swapdims", "movedim", "moveaxis"}
+_REORDER_ATTRS = {"T", "mT", "H", "mH"}
+
+
+def transposed_source(w):
+    """The value expression of a write that copies the written elements back in another order: `x[1] =
+    x[1].transpose(-2, -1)`, `m.copy_(m.t())`. None when the statement is not of that shape."""
+    node, stmt = w.node, w.stmt
+    if w.kind == "setitem":
+        small = stmt.body[0] if type(stmt) is cst.SimpleStatementLine and len(stmt.body) == 1 else None
+        if type(small) is not cst.Assign or len(small.targets) != 1 or small.targets[0].target is not node:
+            return None
+        target, value = node, small.value
+    elif w.kind == "method" and type(node) is cst.Call and type(node.func) is cst.Attribute \
+            and node.func.attr.value == "copy_" and len(node.args) == 1 and node.args[0].keyword is None:
+        target, value = node.func.value, node.args[0].value
+    else:
+        return None
+    if type(value) is cst.Call and type(value.func) is cst.Attribute and value.func.attr.value in _REORDER_METHODS:
+        source = value.func.value
+        dims = [a.value for a in value.args]
+        if value.func.attr.value in ("transpose", "swapaxes", "swapdims", "movedim", "moveaxis") and (
+                len(dims) != 2 or all(type(d) in (cst.Integer, cst.UnaryOperation) for d in dims)
+                and dims[0].deep_equals(dims[1])):
+            return None  # `transpose(1, 1)`: the same order
+        if value.func.attr.value == "permute" and dims and all(type(d) is cst.Integer for d in dims) \
+                and [d.value for d in dims] == [str(i) for i in range(len(dims))]:
+            return None  # `permute(0, 1, 2)`: the same order
+    elif type(value) is cst.Attribute and value.attr.value in _REORDER_ATTRS:
+        source = value.value
+    else:
+        return None
+    return value if _pure(target) and source.deep_equals(target) else None
+
+
+def _transposed_copy_of_target(w) -> bool:
+    return transposed_source(w) is not None
+
+
+def _pure(expr) -> bool:
+    """Reading it twice gives the same tensor: names, attributes, and indexing by names, literals and slices."""
+    if type(expr) is cst.Name:
+        return True
+    if type(expr) is cst.Attribute:
+        return _pure(expr.value)
+    if type(expr) is cst.Subscript:
+        for element in expr.slice:
+            part = element.slice
+            if type(part) is cst.Index:
+                if not _index_pure(part.value):
+                    return False
+            elif type(part) is cst.Slice:
+                if not all(b is None or _index_pure(b) for b in (part.lower, part.upper, part.step)):
+                    return False
+            else:
+                return False
+        return _pure(expr.value)
+    return False
+
+
+def _index_pure(expr) -> bool:
+    if type(expr) in (cst.Integer, cst.Name, cst.Ellipsis):
+        return True
+    if type(expr) is cst.UnaryOperation and type(expr.operator) is cst.Minus:
+        return type(expr.expression) in (cst.Integer, cst.Name)
+    return False
