@@ -152,11 +152,12 @@ class Calls:
         positional, keywords = self.args_of(scope, node)
         return self.call_with(scope, callee, list(extra_args) + positional, {**(extra_kwargs or {}), **keywords}, node)
 
-    def call_with(self, scope, callee, positional, keywords, node):
-        """Call a value with already evaluated arguments (keywords: name -> (value, node))."""
+    def call_with(self, scope, callee, positional, keywords, node, passed=None):
+        """Call a value with already evaluated arguments (keywords: name -> (value, node)). `passed`: what the
+        calling code handed in, when that is not the arguments (a forward pre-hook replaced them)."""
         if isinstance(callee, FunctionRef):
             bound = callee.bound
-            return self.call_function(scope, callee, positional, keywords, node, bound)
+            return self.call_function(scope, callee, positional, keywords, node, bound, passed=passed)
         if isinstance(callee, ClassRef):
             return self.instantiate(scope, callee.info, positional, keywords, node)
         if isinstance(callee, Module):
@@ -169,7 +170,7 @@ class Calls:
         if isinstance(callee, Partial):
             merged = dict(callee.kwargs)
             merged.update(keywords)
-            return self.call_with(scope, callee.func, list(callee.args) + positional, merged, node)
+            return self.call_with(scope, callee.func, list(callee.args) + positional, merged, node, passed=passed)
         if isinstance(callee, QualRef):
             return self.eval_qualified_call(scope, callee.name, node, evaluated=(positional, keywords))
         return None
@@ -198,7 +199,7 @@ class Calls:
         return positional, keywords
 
     # ---- functions of this file -----------------------------------------
-    def call_function(self, scope, fn: FunctionRef, positional, keywords, node, bound=None):
+    def call_function(self, scope, fn: FunctionRef, positional, keywords, node, bound=None, passed=None):
         target = fn.node
         if (target in scope.stack or scope.depth >= MAX_DEPTH or scope.a.steps > scope.a.max_steps
                 or scope.a.calls >= scope.a.max_calls):
@@ -212,7 +213,8 @@ class Calls:
         child = scope.child_scope(grad, target, fn.cls, fn.enclosing, bound, fn.top or scope.a.top_of.get(id(target)))
         child.note_locals(target)
         child.call_site = (node, scope.top)
-        child.call_args = flat_tensors(list(positional) + [v[0] if isinstance(v, tuple) else v for v in keywords.values()])
+        child.call_args = flat_tensors(list(positional) + [v[0] if isinstance(v, tuple) else v for v in keywords.values()]
+                                       if passed is None else passed)
         if type(target) is cst.FunctionDef:
             decorator = scope.a.decorated_inference(target)
             if decorator is not None:
@@ -406,9 +408,11 @@ class Calls:
         return lambda value: scope.expressions.iteration_items(scope, value)
 
     def call_module(self, scope, m: Module, args, node, keywords=None, direct_forward=False):
+        passed = None
         if m.forward_pre_hooks and not direct_forward:
-            args = self._forward_pre_hooks(scope, m, list(args), node)
-        result = self._call_module(scope, m, args, node, keywords, direct_forward)
+            # the forward runs on what the hooks returned; the calling code handed in only `args`
+            passed, args = list(args), self._forward_pre_hooks(scope, m, list(args), node)
+        result = self._call_module(scope, m, args, node, keywords, direct_forward, passed)
         if m.backward_hook is not None and not direct_forward \
                 and scope.path[:len(m.backward_hook_path)] == m.backward_hook_path:
             # hooks run on `m(x)`, not on `m.forward(x)`
@@ -431,18 +435,18 @@ class Calls:
                 return [None] * len(args)
         return args
 
-    def _call_module(self, scope, m: Module, args, node, keywords=None, direct_forward=False):
+    def _call_module(self, scope, m: Module, args, node, keywords=None, direct_forward=False, passed=None):
         keywords = keywords or {}
         if "forward" in m.attrs and not direct_forward:
             # `model.forward = partial(model.features, ...)`: torch's __call__ looks `forward` up on the instance
-            return self.call_with(scope, m.attrs["forward"], list(args), keywords, node)
+            return self.call_with(scope, m.attrs["forward"], list(args), keywords, node, passed=passed)
         if m.cls is not None and not m.opaque:
             forward, owner = find_method(scope.a, m.cls, "forward")
             if forward is None:
                 forward, owner = find_method(scope.a, m.cls, "__call__") if not direct_forward else (None, None)
             if forward is not None:
                 result = self.call_function(scope, FunctionRef(forward, top=scope.a.top_of.get(id(forward)), cls=owner),
-                                            list(args), keywords, node, m)
+                                            list(args), keywords, node, m, passed=passed)
                 if result is not None or scope.a.calls < scope.a.max_calls:
                     return result
                 return scope.modules.layer_call(scope, m, args, node)
