@@ -4,7 +4,9 @@ The real server over stdio (pytest-lsp). An edited document reuses what the engi
 versions (the block split after the edit, parses of unchanged blocks, per-block facts and indexes); a fresh
 document of the same text, under another URI, reuses nothing of that document. Each step edits one place
 (inside a method, inside a helper another block calls, a new block, a deleted block, a half-typed line) and
-the two publishes must agree, fixes included, and so must hover at every name.
+the two publishes must agree, fixes included, and so must hover at every name. The fresh document shares the
+server's per-block caches (keyed by block, not by document), so each step is also checked in one process against
+a new Engine.
 
 The module-level run is reused across edits when it could read nothing that changed (FileAnalysis._module_run):
 the second program's steps edit a helper module-level code calls (directly and through another function), one no
@@ -125,6 +127,10 @@ MODULE_STEPS = [
     ("def helper(t):\n", "def helper_old(t):\n", True),  # `helper(a)` reaches nothing now
     ("    s = torch.rand(2, requires_grad=True)\n", "    s = torch.rand(4, requires_grad=True)\n", False),
     ("def unused(t):\n    s = torch.rand(4, requires_grad=True)\n    s.add_(1)\n    return t + 1\n\n\n", "", True),
+    # bump, run on its own, calls a name nothing defines; then it is defined (bump's cached run must go)
+    ("    w.add_(2)\n", "    v = torch.rand(3, requires_grad=True).sigmoid()\n    grow(v)\n    v.sum().backward()\n"
+     "    w.add_(2)\n", False),
+    ("def bump():\n", "def grow(t):\n    t.mul_(2)\n\n\ndef bump():\n", True),
 ]
 
 
@@ -209,6 +215,36 @@ async def test_incremental_edits_publish_what_a_fresh_open_of_the_same_text_publ
 async def test_edits_around_module_level_code_publish_what_a_fresh_open_publishes(client: LanguageClient):
     codes_seen = await _edit_and_compare(client, MODULE_PROGRAM, MODULE_STEPS)
     assert {"GG101", "GG201"} <= codes_seen, codes_seen
+
+
+def _engine_view(report) -> list:
+    """What a check tells a user: findings with their fixes, notes, and each tensor name's hover facts."""
+    import libcst as cst
+
+    out = [("finding", f.code, f.span, f.message, repr(f.fix)) for f in report.findings]
+    out += [("note", n.span, n.message) for n in report.parse_notes]
+    facts = report.facts
+    for pb in facts.locator.blocks:
+        pb.span(pb.module)
+        for node, pos in pb.parsed.positions.items():
+            if type(node) is cst.Name and id(node) in facts.name_values:
+                described = facts.describe(facts.name_values[id(node)], node.value, hint_block=pb, node=node)
+                out.append(("hover", pb.block.start_line + pos.start.line, pos.start.column, repr(described)))
+    return out
+
+
+@pytest.mark.parametrize("program, steps", [(PROGRAM, STEPS), (MODULE_PROGRAM, MODULE_STEPS)], ids=["net", "module"])
+def test_an_edited_document_checks_as_a_fresh_engine_does(program, steps):
+    """In one process against a new Engine (the server's fresh document above shares the per-block caches)."""
+    from gradguard.engine import Engine
+
+    engine = Engine()
+    engine.check(program, "/project/train.py")
+    text = program
+    for number, (old, new, *_) in enumerate(steps, start=1):
+        text = text.replace(old, new, 1)
+        edited = _engine_view(engine.check(text, "/project/train.py"))
+        assert edited == _engine_view(Engine().check(text, "/project/train.py")), f"after step {number}: {new!r}"
 
 
 def test_module_level_code_runs_again_only_when_what_it_can_read_changed():

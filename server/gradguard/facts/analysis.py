@@ -51,6 +51,7 @@ class FileAnalysis:
         self.module_runs = module_runs
         self.document = document
         self.module_code_ran = False  # whether run() interpreted the module-level code (a cached run is reused)
+        self._bound: dict | None = None  # name -> how the module binds it (`_names_bound`)
         self.called_names = called_names  # names this file's code calls (`train(`, `.step(`): None = not known
         # An editor also runs functions that write nothing, for what hover says about their names; their runs
         # report no problem, so the editor and `gradguard check` (which skips them) always agree.
@@ -336,11 +337,13 @@ class FileAnalysis:
                 continue
             if not any(type(stmt) in (cst.FunctionDef, cst.ClassDef) for stmt in module.body):
                 continue
-            # A def/class block run on its own depends on its text, the file's imports, and the blocks it read
-            # (functions it called, classes it built, module-level bindings): cached on all of them.
+            # A def/class block run on its own depends on its text, the file's imports, the blocks it read
+            # (functions it called, classes it built, module-level bindings), and how the names of those blocks
+            # resolve at module level (a name it read as unbound may be defined since): cached on all of them.
             key = (id(module), signature)
             cached = self.block_cache.get(key) if self.block_cache is not None else None
-            if cached is None or cached[0] is not module or not all(present.get(id(d)) is d for d in cached[2]):
+            if cached is None or cached[0] is not module or not all(present.get(id(d)) is d for d in cached[2]) \
+                    or (cached[3] is not None and not self._same_resolution(*cached[3])):
                 self.facts = Facts()
                 self.facts.imports = self.imports
                 self.deps = set()
@@ -350,7 +353,13 @@ class FileAnalysis:
                 self.calls = 0
                 for stmt in module.body:
                     self._run_definitions(stmt, class_info=None, top=stmt)
-                cached = (module, self.facts, tuple(self.deps - {module}))
+                deps = tuple(self.deps - {module})
+                resolution = None  # a batch check runs each block once: nothing to record for a later edit
+                if self.module_runs is not None:
+                    words = frozenset().union(*(self._words_of(m) for m in (module, *deps)))
+                    bound = self._names_bound()
+                    resolution = (words, {w: bound[w] for w in words if w in bound})
+                cached = (module, self.facts, deps, resolution)
                 self.deps = None
                 if self.block_cache is not None:
                     self.block_cache[key] = cached
@@ -412,10 +421,7 @@ class FileAnalysis:
                 pending.append(i)
         while pending:
             i = pending.pop()
-            words = infos[i][2]
-            if words is None:
-                words = infos[i][2] = self._block_words(self.modules[i])
-            for word in words:
+            for word in self._words_of(self.modules[i]):
                 for j in defined.get(word, ()):
                     if j not in reached:
                         reached.add(j)
@@ -447,6 +453,34 @@ class FileAnalysis:
             if self.block_index is not None:
                 self.block_index[key] = entry
         return entry[1]
+
+    def _words_of(self, module: cst.Module) -> frozenset:
+        """The block's code words (`parse.code_words`), remembered with its parse."""
+        info = self._block_reads_info(module)
+        if info[2] is None:
+            info[2] = self._block_words(module)
+        return info[2]
+
+    def _names_bound(self) -> dict:
+        """How a run on its own resolves each name the module binds: (a def of that name, a class of this file, its
+        module-level bindings as whether each has a value; `single_global_binding` reads only a single one)."""
+        if self._bound is None:
+            bound: dict[str, list] = {}
+            for name in self.functions:
+                bound[name] = [True, False, ()]
+            for name, info in self.classes.items():
+                if not info.external:
+                    bound.setdefault(name, [False, False, ()])[1] = True
+            for name, items in self.bindings.items():
+                bound.setdefault(name, [False, False, ()])[2] = tuple(value is not None for value, _top in items)
+            self._bound = {name: tuple(value) for name, value in bound.items()}
+        return self._bound
+
+    def _same_resolution(self, words: frozenset, resolved: dict) -> bool:
+        """Whether the names among `words` that the module binds, and how, are those `resolved` recorded."""
+        bound = self._names_bound()
+        hits = [w for w in words if w in bound] if len(words) <= len(bound) else [w for w in bound if w in words]
+        return len(hits) == len(resolved) and all(bound[w] == resolved.get(w) for w in hits)
 
     def _block_words(self, module: cst.Module) -> frozenset:
         from ..parse import code_words
