@@ -103,11 +103,32 @@ class Expressions:
         return Literal(value if isinstance(value, str) else "")
 
     def eval_ConcatenatedString(self, scope, node):
-        return Literal("")
+        left, right = self.eval(scope, node.left), self.eval(scope, node.right)
+        if isinstance(left, Literal) and isinstance(right, Literal) and isinstance(left.value, str) \
+                and isinstance(right.value, str):
+            return Literal(left.value + right.value)
+        return None
 
     def eval_FormattedString(self, scope, node):
-        self.eval_children(scope, node)
-        return Literal("")
+        """`f"weight_ih_l{layer}"` with every replacement field a known int or str: that string; else unknown (one
+        made-up value for every such string made keys and attribute names collide)."""
+        parts = []
+        known = True
+        for part in node.parts:
+            if type(part) is cst.FormattedStringText:
+                parts.append(part.value)
+                known = known and "\\" not in part.value and "{" not in part.value and "}" not in part.value
+                continue
+            value = self.eval(scope, part.expression)
+            if part.conversion is None and part.format_spec is None and part.equal is None \
+                    and isinstance(value, Literal) \
+                    and type(value.value) in (str, int):
+                parts.append(str(value.value))
+            else:
+                known = False
+        if known:
+            return Literal("".join(parts))
+        return None
 
     def eval_Tuple(self, scope, node: cst.Tuple):
         return self._sequence(scope, node.elements, is_list=False)

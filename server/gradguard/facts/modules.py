@@ -91,6 +91,14 @@ class Modules:
             m.inplace = truth(positional[pos])
         if "**" in keywords and pos is not None and inplace is None:
             m.inplace = None
+        if q in RNN_KINDS and "**" not in keywords:
+            # `rnn.num_layers`, `rnn.hidden_size` (a hand-written loop over the layers' `weight_ih_l{k}`)
+            for i, attr in enumerate(("input_size", "hidden_size", "num_layers")):
+                value = positional[i] if i < len(positional) else (keywords.get(attr) or (None,))[0]
+                if value is None and attr == "num_layers" and len(positional) <= i:
+                    value = Literal(1)  # torch's default
+                if isinstance(value, Literal) and type(value.value) is int:
+                    m.attrs[attr] = value
         return m
 
     def _take_row(self, m: Module, q: str, row) -> None:

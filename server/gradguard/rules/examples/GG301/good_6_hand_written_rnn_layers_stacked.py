@@ -1,0 +1,22 @@
+import torch
+
+torch.manual_seed(0)
+rnn = torch.nn.RNN(input_size=2, hidden_size=5, num_layers=2)
+
+
+def forward(x):
+    seq_len, batch_size, _ = x.size()
+    h_prev = [torch.zeros(batch_size, rnn.hidden_size) for _ in range(rnn.num_layers)]
+    for t in range(seq_len):
+        h = []
+        for layer in range(rnn.num_layers):
+            inp = x[t] if layer == 0 else h[layer - 1]
+            h.append(torch.tanh(
+                inp @ getattr(rnn, f"weight_ih_l{layer}").T + getattr(rnn, f"bias_ih_l{layer}")
+                + h_prev[layer] @ getattr(rnn, f"weight_hh_l{layer}").T + getattr(rnn, f"bias_hh_l{layer}")
+            ))
+        h_prev = h
+    return torch.stack(h_prev)
+
+
+forward(torch.randn(4, 3, 2)).sum().backward()
