@@ -73,6 +73,14 @@ async def client(lsp_client: LanguageClient):
     await lsp_client.shutdown_session()
 
 
+@pytest_lsp.fixture(scope="module", config=CONFIG)
+async def second_client(lsp_client: LanguageClient):
+    """A second server for half of the sweep: the servers' analyses and hovers then use both cores of CI's machine."""
+    await lsp_client.initialize_session(init_params(settings={"jedi": {"enable": False}, "debounceMs": 0}, root=ROOT))
+    yield
+    await lsp_client.shutdown_session()
+
+
 async def hover_all(client: LanguageClient, uri: str, text: str) -> tuple[int, list[str]]:
     """Hover every identifier of one open document; (hovers sent, descriptions of the failed ones)."""
     positions = name_positions(text)
@@ -85,9 +93,8 @@ async def hover_all(client: LanguageClient, uri: str, text: str) -> tuple[int, l
     return len(positions), failed
 
 
-async def test_no_hover_fails_on_any_identifier_of_any_example_or_real_world_program(client: LanguageClient):
-    files = sweep_files()
-    assert len(files) >= 100  # the rule examples alone are more than that
+async def sweep(client: LanguageClient, files: list[Path]) -> tuple[int, list[str]]:
+    """Open `files` at once in one server, then hover every identifier of each; (hovers sent, failures)."""
     docs = []
     for path in files:
         text = path.read_text(encoding="utf-8")
@@ -95,10 +102,20 @@ async def test_no_hover_fails_on_any_identifier_of_any_example_or_real_world_pro
         docs.append((path, uri, text, open_doc(client, uri, text)))
     failures, total = [], 0
     for path, uri, text, mark in docs:
-        await wait_publish(client, uri, mark, version=1, timeout=60)
+        await wait_publish(client, uri, mark, version=1, timeout=120)
         count, failed = await hover_all(client, uri, text)
         total += count
         failures += [f"{path.relative_to(ROOT)}:{f}" for f in failed]
+    return total, failures
+
+
+async def test_no_hover_fails_on_any_identifier_of_any_example_or_real_world_program(
+        client: LanguageClient, second_client: LanguageClient):
+    files = sweep_files()
+    assert len(files) >= 100  # the rule examples alone are more than that
+    halves = await asyncio.gather(sweep(client, files[0::2]), sweep(second_client, files[1::2]))
+    total = sum(count for count, _ in halves)
+    failures = [f for _, failed in halves for f in failed]
     assert total > 5000
     assert failures == [], f"{len(failures)} of {total} hovers failed:\n" + "\n".join(failures[:20])
 
