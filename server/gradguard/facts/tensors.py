@@ -546,14 +546,15 @@ def _compatible(p1: tuple, p2: tuple) -> bool:
 compatible = _compatible
 
 
-# Views that reorder a tensor's dimensions (same elements, other strides).
-_REORDER_METHODS = {"transpose", "t", "permute", "swapaxes", "swapdims", "movedim", "moveaxis"}
-_REORDER_ATTRS = {"T", "mT", "H", "mH"}
+# Views that reorder a tensor's dimensions (same elements, other strides). Not `.t()` / `.T`: on a 1-D row they
+# return it unchanged and the copy is allowed (probed on torch 2.13).
+_REORDER_METHODS = {"transpose", "permute", "swapaxes", "swapdims", "movedim", "moveaxis"}
+_REORDER_ATTRS = {"mT", "mH"}
 
 
 def transposed_source(w):
     """The value expression of a write that copies the written elements back in another order: `x[1] =
-    x[1].transpose(-2, -1)`, `m.copy_(m.t())`. None when the statement is not of that shape."""
+    x[1].transpose(-2, -1)`, `m.copy_(m.mT)`. None when the statement is not of that shape."""
     node, stmt = w.node, w.stmt
     if w.kind == "setitem":
         small = stmt.body[0] if type(stmt) is cst.SimpleStatementLine and len(stmt.body) == 1 else None

@@ -1,4 +1,4 @@
-"""GG110: an in-place copy whose source is the written elements in another order (`x[1] = x[1].t()`)."""
+"""GG110: an in-place copy whose source is the written elements in another order (`x[1] = x[1].mT`)."""
 from __future__ import annotations
 
 from ..facts.tensors import transposed_source
@@ -12,17 +12,19 @@ RULE = Rule(
     family="views",
     fix_kind="safe",
     summary={
-        "en": "In-place copy of a transposed view of the very elements being written (`x[1] = x[1].t()`).",
-        "zh": "把正在写入的那些元素的转置视图原地复制回它们自己（`x[1] = x[1].t()`）。",
+        "en": "In-place copy of a transposed view of the very elements being written (`x[1] = x[1].mT`).",
+        "zh": "把正在写入的那些元素的转置视图原地复制回它们自己（`x[1] = x[1].mT`）。",
     },
     what={
-        "en": "Flags `x[i] = x[i].transpose(a, b)`, `x[i] = x[i].t()` / `.mT` / `.permute(...)`, `x[:] = x.T` and "
-              "`m.copy_(m.t())`: the source is written as the same expression as the target (names, attributes, "
-              "literal or named indices), so it is the same memory read in another order. A copy from other "
-              "elements (`x[0] = x[1].t()`) is not flagged.",
-        "zh": "检查 `x[i] = x[i].transpose(a, b)`、`x[i] = x[i].t()` / `.mT` / `.permute(...)`、`x[:] = x.T` 和 "
-              "`m.copy_(m.t())`：源与目标写法相同（名字、属性、字面量或变量下标），所以源就是同一块内存按另一种顺序读取。"
-              "从其他元素复制（`x[0] = x[1].t()`）不检查。",
+        "en": "Flags `x[i] = x[i].transpose(a, b)`, `x[i] = x[i].mT`, `x[i] = x[i].permute(...)` and "
+              "`m.copy_(m.transpose(0, 1))`: the source is written as the same expression as the target (names, "
+              "attributes, literal or named indices), so it is the same memory read in another order. A copy from "
+              "other elements (`x[0] = x[1].mT`) is not flagged, nor `.t()` / `.T` (on a 1-D row they change "
+              "nothing and torch allows the copy).",
+        "zh": "检查 `x[i] = x[i].transpose(a, b)`、`x[i] = x[i].mT`、`x[i] = x[i].permute(...)` 和 "
+              "`m.copy_(m.transpose(0, 1))`：源与目标写法相同（名字、属性、字面量或变量下标），所以源就是同一块内存按另一种"
+              "顺序读取。从其他元素复制（`x[0] = x[1].mT`）不检查，`.t()` / `.T` 也不检查（对一维的行它们什么也不改变，"
+              "torch 允许这样的复制）。",
     },
     why={
         "en": "The copy would read elements it has already overwritten. torch checks that the source and the "
@@ -32,14 +34,14 @@ RULE = Rule(
               "无关，在 `no_grad()` 中也一样。",
     },
     autograd={
-        "en": "`x[1].t()` is a view: same storage, other strides, no copy. `.clone()` gives the transposed values "
+        "en": "`x[1].mT` is a view: same storage, other strides, no copy. `.clone()` gives the transposed values "
               "their own memory, which can then be copied in.",
-        "zh": "`x[1].t()` 是视图：存储相同、步长不同，没有复制。`.clone()` 让转置后的值拥有独立的内存，之后就可以复制进去。",
+        "zh": "`x[1].mT` 是视图：存储相同、步长不同，没有复制。`.clone()` 让转置后的值拥有独立的内存，之后就可以复制进去。",
     },
     fix_safety={
-        "en": "The source gets `.clone()`: `x[1] = x[1].t().clone()` — safe: the same values from memory of their "
+        "en": "The source gets `.clone()`: `x[1] = x[1].mT.clone()` — safe: the same values from memory of their "
               "own, and the original could only raise.",
-        "zh": "给源加上 `.clone()`：`x[1] = x[1].t().clone()`——安全修复：值相同但内存独立，而原代码只会报错。",
+        "zh": "给源加上 `.clone()`：`x[1] = x[1].mT.clone()`——安全修复：值相同但内存独立，而原代码只会报错。",
     },
     runtime_error="unsupported operation: some elements of the input tensor and the written-to tensor refer to a "
                   "single memory location. Please clone() the tensor before performing the operation.",
