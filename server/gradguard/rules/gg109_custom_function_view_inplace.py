@@ -99,6 +99,12 @@ def check(ctx):
                 f"{name} 是第 {line} 行调用的自定义 Function 返回的视图；torch 拒绝对它做原地操作 `{op}`。请改用非原地操作，"
                 "或先 clone 该 Function 的输出。")
             error_op = "<op>"
+            if tensor.view_of is not None and tensor.view_of.view_kind != "custom_function" and _is_call(origin) \
+                    and isinstance(origin.func, cst.Attribute) and origin.func.attr.value == "apply" \
+                    and isinstance(origin.func.value, (cst.Name, cst.Attribute)):
+                # torch names the Function's class: `Output 0 of Flatten is a view ...`
+                error_op = origin.func.value.attr.value if isinstance(origin.func.value, cst.Attribute) \
+                    else origin.func.value.value
         if origin is not None:
             related.append(ctx.related(origin, hint, ctx.t("the wrapped output is made here", "被包装的输出在这里产生")))
         f = ctx.finding(RULE, write.stmt if write.kind == "setitem" else write.node, write.top or hint, message,
