@@ -1116,6 +1116,22 @@ def recompute_in_loop(ctx, problems) -> tuple[Edit, dict] | None:
         "lines": [spans[i][0] + 1 for i in move], "moved": not kept, "loop": ctx.line(loop, top)}
 
 
+def _loop_freeing_its_own_graph(ctx, problem):
+    """(the loop, the parents map of its tree) of a GG404 problem whose backward frees, in the loop's first pass,
+    the graph that its later passes reach again; None for other shapes."""
+    use, save = problem.use, problem.save
+    if use is None or save is None or problem.detail.get("freed_by") is not use:
+        return None
+    tree = _tree_of(ctx, [use], problem.top)
+    if tree is None:
+        return None
+    parents = _parents(tree)
+    loop = _statement_of(use, parents)
+    while loop is not None and not isinstance(loop, (cst.For, cst.While)):
+        loop = parents.get(id(loop))
+    return (loop, parents) if loop is not None else None
+
+
 def detach_snapshot_in_loop(ctx, problem) -> tuple[tuple[Edit, ...], list[str]] | None:
     """PPO's shape: log-probs computed once before the epochs (`experience = self.make_experience(prompts)`) and
     compared in every epoch with the same forward run again on the same inputs
@@ -1125,19 +1141,11 @@ def detach_snapshot_in_loop(ctx, problem) -> tuple[tuple[Edit, ...], list[str]] 
     callee text and the very tensor arguments of a call that made the saved graph."""
     from .fixes import with_method
 
-    use, save = problem.use, problem.save
-    if use is None or save is None or problem.detail.get("freed_by") is not use:
+    found = _loop_freeing_its_own_graph(ctx, problem)
+    if found is None:
         return None
-    top = problem.top
-    tree = _tree_of(ctx, [use], top)
-    if tree is None:
-        return None
-    parents = _parents(tree)
-    loop = _statement_of(use, parents)
-    while loop is not None and not isinstance(loop, (cst.For, cst.While)):
-        loop = parents.get(id(loop))
-    if loop is None:
-        return None
+    loop, parents = found
+    save, top = problem.save, problem.top
     made_by = [save.node, *(save.layer_call[:1] if save.layer_call else ()), *(c for c, *_ in save.call_chain)]
     made_by = [c for c in made_by if isinstance(c, cst.Call)]
     if not any(_same_forward(ctx, inner, outer) for outer in made_by for inner in _calls(loop.body)):
@@ -1617,18 +1625,12 @@ def detach_read_before_loop(ctx, problem) -> tuple[Edit, str] | None:
     step updates, and no code reads the `.grad` of, what that graph reaches."""
     from .fixes import with_method
 
-    use, save = problem.use, problem.save
-    if use is None or save is None or problem.detail.get("freed_by") is not use:
+    found = _loop_freeing_its_own_graph(ctx, problem)
+    if found is None:
         return None
-    top = problem.top
-    tree = _tree_of(ctx, [use], top)
-    if tree is None:
-        return None
-    parents = _parents(tree)
-    loop = _statement_of(use, parents)
-    while loop is not None and not isinstance(loop, (cst.For, cst.While)):
-        loop = parents.get(id(loop))
-    block = parents.get(id(loop)) if loop is not None else None
+    loop, parents = found
+    save, top = problem.save, problem.top
+    block = parents.get(id(loop))
     if block is None:
         return None
     body = list(block.body)
