@@ -15,6 +15,7 @@ one calls, a module-level binding a function reads, and add, rename and delete t
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import json
 import re
 import sys
@@ -218,19 +219,15 @@ async def test_edits_around_module_level_code_publish_what_a_fresh_open_publishe
 
 
 def _engine_view(report) -> list:
-    """What a check tells a user: findings with their fixes, notes, and each tensor name's hover facts."""
-    import libcst as cst
+    """What a check tells a user (findings with their fixes, notes, each tensor name's hover facts): the view
+    benchmarks/edit_fuzz.py compares on random edits."""
+    return _EDIT_FUZZ.view(report)
 
-    out = [("finding", f.code, f.span, f.message, repr(f.fix)) for f in report.findings]
-    out += [("note", n.span, n.message) for n in report.parse_notes]
-    facts = report.facts
-    for pb in facts.locator.blocks:
-        pb.span(pb.module)
-        for node, pos in pb.parsed.positions.items():
-            if type(node) is cst.Name and id(node) in facts.name_values:
-                described = facts.describe(facts.name_values[id(node)], node.value, hint_block=pb, node=node)
-                out.append(("hover", pb.block.start_line + pos.start.line, pos.start.column, repr(described)))
-    return out
+
+_spec = importlib.util.spec_from_file_location(
+    "edit_fuzz", Path(__file__).resolve().parent.parent / "benchmarks" / "edit_fuzz.py")
+_EDIT_FUZZ = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_EDIT_FUZZ)
 
 
 @pytest.mark.parametrize("program, steps", [(PROGRAM, STEPS), (MODULE_PROGRAM, MODULE_STEPS)], ids=["net", "module"])
