@@ -31,7 +31,8 @@ from . import actions as act
 from . import agent_tools
 from . import hover as hov
 from .convert import Positions, finding_diagnostic, parse_note_diagnostic
-from .documents import Snapshot, doc_key, key_for_uri, open_keys, snapshot_for, text_document, use_lsp_lines
+from .documents import (Snapshot, doc_key, key_for_uri, open_keys, snapshot_for, text_document, uri_path,
+                        use_lsp_lines)
 from .jedi_support import JediService, jedi_markdown
 from .trace_results import TraceResults
 from .settings import Settings, SettingsStore
@@ -450,12 +451,14 @@ class GradguardServer(LanguageServer):
         self.trace.reload_in_background([r for r in roots if r], self.lang_for(self.settings.global_settings),
                                         lambda: loop.call_soon_threadsafe(self.schedule_all))
 
-    def forget(self, key: str, uris: list[str]) -> None:
+    def forget(self, key: str, uris: list[str], path: str) -> None:
         task = self.tasks.pop(key, None)
         if task is not None:
             task.cancel()
         self.analyses.pop(key, None)
         self.live_blocks.pop(key, None)
+        # the engine's last text and module-level run of a closed document would stay until its blocks left the cache
+        self.engine.forget(path)
         for uri in set(uris) | self.published.pop(key, set()):
             self.cell_diagnostics.pop(uri, None)
             self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
@@ -585,7 +588,7 @@ def did_save(ls: GradguardServer, params: types.DidSaveTextDocumentParams) -> No
 
 @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
 def did_close(ls: GradguardServer, params: types.DidCloseTextDocumentParams) -> None:
-    ls.forget(doc_key(params.text_document.uri), [params.text_document.uri])
+    ls.forget(doc_key(params.text_document.uri), [params.text_document.uri], uri_path(params.text_document.uri))
 
 
 # ---- notebooks ------------------------------------------------------------------------
@@ -611,7 +614,8 @@ def notebook_did_save(ls: GradguardServer, params: types.DidSaveNotebookDocument
 
 @server.feature(types.NOTEBOOK_DOCUMENT_DID_CLOSE)
 def notebook_did_close(ls: GradguardServer, params: types.DidCloseNotebookDocumentParams) -> None:
-    ls.forget(doc_key(params.notebook_document.uri), [cell.uri for cell in params.cell_text_documents])
+    ls.forget(doc_key(params.notebook_document.uri), [cell.uri for cell in params.cell_text_documents],
+              uri_path(params.notebook_document.uri))
 
 
 # ---- configuration -----------------------------------------------------------------------
