@@ -61,3 +61,48 @@ def test_layers_with_parameters_their_forward_does_not_save():
         with torch.no_grad():
             layer.weight.add_(1)  # a weight the forward saved would make this backward fail
         out.sum().backward()
+
+
+LAYERS_WITH_BIAS = {
+    "torch.nn.Linear": (lambda: torch.nn.Linear(4, 3), (2, 4)),
+    "torch.nn.Bilinear": (lambda: torch.nn.Bilinear(4, 4, 3), (2, 4)),
+    "torch.nn.Conv1d": (lambda: torch.nn.Conv1d(2, 3, 3), (1, 2, 8)),
+    "torch.nn.Conv2d": (lambda: torch.nn.Conv2d(2, 3, 3), (1, 2, 6, 6)),
+    "torch.nn.Conv3d": (lambda: torch.nn.Conv3d(2, 3, 3), (1, 2, 5, 5, 5)),
+    "torch.nn.ConvTranspose1d": (lambda: torch.nn.ConvTranspose1d(2, 3, 3), (1, 2, 8)),
+    "torch.nn.ConvTranspose2d": (lambda: torch.nn.ConvTranspose2d(2, 3, 3), (1, 2, 6, 6)),
+    "torch.nn.ConvTranspose3d": (lambda: torch.nn.ConvTranspose3d(2, 3, 3), (1, 2, 4, 4, 4)),
+    "torch.nn.BatchNorm1d": (lambda: torch.nn.BatchNorm1d(4), (5, 4)),
+    "torch.nn.BatchNorm2d": (lambda: torch.nn.BatchNorm2d(2), (3, 2, 4, 4)),
+    "torch.nn.BatchNorm3d": (lambda: torch.nn.BatchNorm3d(2), (3, 2, 3, 3, 3)),
+    "torch.nn.GroupNorm": (lambda: torch.nn.GroupNorm(2, 4), (3, 4, 5)),
+}
+
+
+@pytest.mark.parametrize("qualified", sorted(LAYERS_WITH_BIAS))
+def test_layers_saving_their_weight_not_their_bias(qualified):
+    """facts/modules.py SAVES_WEIGHT_NOT_BIAS: the forward saves the weight and not the bias, so a `.data` write
+    on the bias between forward and backward changes no gradient (GG501 does not report it)."""
+    from gradguard.facts.modules import SAVES_WEIGHT_NOT_BIAS
+
+    assert set(LAYERS_WITH_BIAS) == set(SAVES_WEIGHT_NOT_BIAS)
+    make, shape = LAYERS_WITH_BIAS[qualified]
+    torch.manual_seed(0)
+    layer = make()
+    inputs = [torch.randn(shape, requires_grad=True) for _ in range(2 if "Bilinear" in qualified else 1)]
+    saved = []
+
+    def pack(t):
+        saved.append(t.untyped_storage().data_ptr())
+        return t
+
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        out = layer(*inputs)
+    assert layer.weight.untyped_storage().data_ptr() in saved
+    assert layer.bias.untyped_storage().data_ptr() not in saved
+    weights = torch.linspace(0.3, 1.7, out.numel()).view_as(out)
+    reference = torch.autograd.grad((layer(*inputs) * weights).pow(2).sum(), [*layer.parameters(), *inputs])
+    loss = (layer(*inputs) * weights).pow(2).sum()
+    layer.bias.data.mul_(3.0).add_(0.5)
+    got = torch.autograd.grad(loss, [*layer.parameters(), *inputs])
+    assert all(torch.allclose(a, b) for a, b in zip(reference, got))

@@ -44,6 +44,10 @@ class Write:
     loops: tuple = ()  # the loops running when it happened (carried state matters only for those)
     call_chain: tuple = ()  # for writes inside same-file callees: ((call node, its top, calling Scope), ...) inner first
     scope_id: int = 0  # id of the Scope that ran it
+    # a write through `.data` of a torch layer's parameter: which one ("weight", "bias"; "" for the stand-in of all
+    # of the layer's parameters), and whether a branch taken after that stand-in was made may have left some out
+    param: str | None = None
+    param_filtered: bool = False
 
 
 @dataclass(eq=False)
@@ -106,6 +110,7 @@ class Save:
     scope_id: int = 0  # serial of the Scope that made the save
     loop_passes: tuple = ()  # ((loop node, its run's start_seq, pass), ...) of every loop running at save time
     tuple_index: int | None = None  # which output of a tuple-returning op it is (torch: "output 1 of LinalgEigh")
+    params_saved: frozenset | None = None  # a layer's save of its parameters: which of them (None: all or unknown)
 
 
 @dataclass(eq=False)
@@ -126,6 +131,10 @@ class Tensor:
     data_of: "Tensor | None" = None  # `x.data` results point at x
     is_parameter: bool = False
     module_params: "Module | None" = None  # tensors standing for a module's parameters
+    # a torch layer's parameter: its attribute ("weight", "bias"), "" for the stand-in of all of them
+    # (`for p in layer.parameters()`), made when the scope's branch path had `param_path_len` arms
+    param_attr: str | None = None
+    param_path_len: int = 0
     grad_read: bool = False  # `.grad` of it is read somewhere: its writes are parameter updates
     shape: tuple | None = None  # when the code spells it out with literal sizes
     overlapping: bool = False  # an expand() that broadcasts: several elements share one memory location

@@ -53,6 +53,14 @@ RNN_KINDS = ("torch.nn.RNN", "torch.nn.LSTM", "torch.nn.GRU")
 # Layers that hold parameters their forward does not save (the op table's `params` is "saves its weights"):
 # writes into `emb.weight` are leaf writes all the same. Checked under torch by tests/test_inplace_activation_saves.py.
 PARAMS_NOT_SAVED = frozenset({"torch.nn.Embedding"})
+# Layers whose forward saves their weight and not their bias (probed on torch 2.13 with saved-tensor hooks, and a
+# `.data` write on the bias between forward and backward leaves every gradient unchanged):
+# tests/test_inplace_activation_saves.py re-runs the probe.
+SAVES_WEIGHT_NOT_BIAS = frozenset({
+    "torch.nn.Linear", "torch.nn.Bilinear", "torch.nn.Conv1d", "torch.nn.Conv2d", "torch.nn.Conv3d",
+    "torch.nn.ConvTranspose1d", "torch.nn.ConvTranspose2d", "torch.nn.ConvTranspose3d", "torch.nn.BatchNorm1d",
+    "torch.nn.BatchNorm2d", "torch.nn.BatchNorm3d", "torch.nn.GroupNorm",
+})
 
 
 def short_kind(kind: str) -> str:
@@ -243,6 +251,8 @@ class Modules:
         t = Tensor(layer.params_counter, layer.params_storage, rg, True, origin=node,
                    created_by=f"a parameter of `{layer.name or short_kind(layer.kind)}`", is_parameter=True,
                    module_params=layer, name=name)
+        if layer.row is not None:  # which parameter it is, when a torch layer's save may hold only some of them
+            t.param_attr, t.param_path_len = attr, len(scope.path)
         return t
 
     def parameter_attribute(self, scope, m: Module, attr: str, node):
@@ -390,7 +400,10 @@ class Modules:
                            name=f"the parameters of `{owner.name or short_kind(owner.kind)}`", module_params=owner)
                 if m.inference_call is not None:  # a layer built under inference_mode(): inference parameters
                     p.inference_call, p.inference_top, p.inference_origin = m.inference_call, m.inference_top, m.ctor
-                saves.add(self.tensors.save(scope, p, short_kind(m.kind), site, "parameters"))
+                save = self.tensors.save(scope, p, short_kind(m.kind), site, "parameters")
+                if m.kind in SAVES_WEIGHT_NOT_BIAS:
+                    save.params_saved = frozenset({"weight"})
+                saves.add(save)
             if tensors and m.saves_input in ("self", "all", "operands") and (trainable or any_rg):
                 for i, t in enumerate(tensors[:1] if m.saves_input == "self" else tensors):
                     others_rg = trainable or any(o.requires_grad is True for j, o in enumerate(tensors) if j != i)

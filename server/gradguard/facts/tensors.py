@@ -250,6 +250,10 @@ class Tensors:
         if t.data_of is not None:
             # `x.data.add_()` writes x's storage without touching x's counter.
             w.via = "data"
+            param = t.data_of
+            if param.param_attr is not None:
+                w.param = param.param_attr
+                w.param_filtered = param.param_attr == "" and len(scope.path) > param.param_path_len
             t.counter.write(w)
             t.storage.silent_writes.append(w)
             return w
@@ -448,7 +452,7 @@ class Tensors:
                     break
             else:
                 for w in s.storage.silent_writes:
-                    if w.seq > s.seq and _compatible(s.path, w.path):
+                    if w.seq > s.seq and _compatible(s.path, w.path) and _may_write_saved_param(w, s):
                         scope._problem(Problem("silent-write", w.node, w.stmt, tensor=t, write=w, save=s, use=use))
                         break
 
@@ -544,6 +548,17 @@ def _compatible(p1: tuple, p2: tuple) -> bool:
 
 
 compatible = _compatible
+
+
+def _may_write_saved_param(w: Write, s: Save) -> bool:
+    """A layer's weight and bias share one storage in this model; a `.data` write reaches the save only through a
+    parameter the layer saved (nn.Linear saves its weight, never its bias): the bias, or the stand-in of all of the
+    layer's parameters under a branch taken after it was made (`if p.dim() == 1:` in a loop over them), does not."""
+    if s.params_saved is None or w.param is None:
+        return True
+    if w.param == "":
+        return not w.param_filtered
+    return w.param in s.params_saved
 
 
 # Views that reorder a tensor's dimensions (same elements, other strides). Not `.t()` / `.T`: on a 1-D row they
