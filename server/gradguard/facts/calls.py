@@ -10,12 +10,13 @@ the file. Depth and total work are bounded; past the bound a call's result is un
 from __future__ import annotations
 
 import dataclasses
+import re
 
 import libcst as cst
 
 from .classes import find_method
 from .expressions import Range
-from .modules import MODULE_API
+from .modules import MODULE_API, SAME_DTYPE_LAYERS
 from .model import (
     is_none,
     truth,
@@ -57,6 +58,10 @@ TUPLE_RESULTS = {"torch.linalg.eigh": 2, "torch.linalg.eig": 2, "torch.linalg.sv
 # Of those, the outputs torch returns without a graph (probed on torch 2.13: lu's P, pivots, the `info` codes)
 NOGRAD_OUTPUTS = {"torch.linalg.lu": {0}, "torch.linalg.lu_factor": {1}, "torch.linalg.inv_ex": {1},
                   "torch.linalg.cholesky_ex": {1}}
+# Factories whose result has the default dtype (float32) and device (the CPU) unless told otherwise.
+DEFAULT_DTYPE_FACTORIES = frozenset({"rand", "randn", "zeros", "ones", "empty"})
+# Text that changes torch's default dtype or device for the factories of a file.
+DEFAULT_CHANGERS = ("set_default_dtype", "set_default_device", "set_default_tensor_type")
 # Methods of a tensor that make a new, unrelated tensor (no alias, no save).
 FRESH_METHODS = set("new_zeros new_ones new_empty new_full new_tensor".split())
 # Methods that keep the graph but may or may not alias: new values without an alias (a miss, not a false alarm).
@@ -382,7 +387,8 @@ class Calls:
         elif name == "forward" and isinstance(obj, Module) and obj.children is not None:
             return self.call_children(scope, obj, positional, node)
         elif name == "forward" and isinstance(obj, Module) and obj.row is not None:
-            return scope.modules.layer_call(scope, obj, positional, node)  # the torch layer's own forward
+            return scope.modules.layer_call(scope, obj, positional, node,  # the torch layer's own forward
+                                            self.layer_dtype_device(scope, obj, positional))
         return None
 
     # ---- modules ----------------------------------------------------------
@@ -454,7 +460,49 @@ class Calls:
             return self.call_children(scope, m, args, node)
         if m.container:
             return None
-        return scope.modules.layer_call(scope, m, args, node)
+        return scope.modules.layer_call(scope, m, args, node, self.layer_dtype_device(scope, m, args))
+
+    def layer_dtype_device(self, scope, m: Module, args) -> tuple[str, str]:
+        """The dtype and device a layer of SAME_DTYPE_LAYERS computes in: its inputs', when they all have the same
+        proven ones, and the dtype only in a file that never mentions autocast."""
+        if m.kind not in SAME_DTYPE_LAYERS or m.cls is not None or not args \
+                or not all(isinstance(a, Tensor) for a in args):
+            return "", ""
+        dtypes, devices = {a.dtype for a in args}, {a.device for a in args}
+        dtype = dtypes.pop() if len(dtypes) == 1 else ""
+        device = devices.pop() if len(devices) == 1 else ""
+        if dtype and _file_mentions(scope, ("autocast",)):
+            dtype = ""
+        return dtype, device
+
+    def converts_to_itself(self, scope, t: Tensor, name: str, node: cst.Call) -> bool:
+        """`.float()`, `.cpu()`, `.to(...)`, `.type(...)` that torch answers with the tensor itself (probed on
+        torch 2.13: no conversion is needed): only for a dtype and device this analysis proved."""
+        if type(node) is not cst.Call or any(a.star for a in node.args):
+            return False
+        positional = [a.value for a in node.args if a.keyword is None]
+        keywords = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
+        if name == "float":
+            return not node.args and t.dtype == "float32"
+        if name == "cpu":
+            return not node.args and t.device == "cpu"
+        if name == "type":
+            if len(positional) != 1 or keywords:
+                return False
+            spec = _dtype_or_device(scope, positional[0])
+            return spec == ("dtype", "float32") and t.dtype == "float32" or \
+                spec == ("tensor_type", "torch.FloatTensor") and t.dtype == "float32" and t.device == "cpu"
+        if name == "to":
+            if not node.args or set(keywords) - {"dtype", "device", "non_blocking"} or len(positional) > 2:
+                return False
+            specs = [_dtype_or_device(scope, v) for v in positional]
+            for k in ("dtype", "device"):
+                if k in keywords:
+                    spec = _dtype_or_device(scope, keywords[k])
+                    specs.append(spec if spec is not None and spec[0] == k else None)
+            return bool(specs) and all(spec == ("dtype", "float32") and t.dtype == "float32"
+                                       or spec == ("device", "cpu") and t.device == "cpu" for spec in specs)
+        return False
 
     def call_children(self, scope, m: Module, args, node):
         value = args[0] if args else None
@@ -809,6 +857,14 @@ class Calls:
         t = scope.tensors.new_tensor(scope, requires_grad=requires_grad, is_leaf=True, origin=node,
                             created_by=q + ("(..., requires_grad=True)" if requires_grad else "(...)"))
         t.contiguous = not q.endswith("_like")  # empty_like(x) keeps x's strides
+        short = q.rsplit(".", 1)[-1]
+        if short in DEFAULT_DTYPE_FACTORIES and not set(keywords) - {"requires_grad", "generator"} \
+                and all(not isinstance(p, Tensor) for p in positional) and _defaults_unchanged(scope):
+            t.dtype, t.device = "float32", "cpu"  # torch's default dtype and device
+        elif short.removesuffix("_like") in DEFAULT_DTYPE_FACTORIES and short.endswith("_like") \
+                and len(positional) == 1 and isinstance(positional[0], Tensor) \
+                and not set(keywords) - {"requires_grad", "generator"}:
+            t.dtype, t.device = positional[0].dtype, positional[0].device  # the input's dtype and device
         if q.rsplit(".", 1)[-1] in ("rand", "randn", "zeros", "ones", "empty", "full"):
             t.shape = _literal_shape(positional[:1] if q.endswith("full") else positional)
         elif q.rsplit(".", 1)[-1] == "eye" and positional and len(positional) <= 2:
@@ -1060,6 +1116,9 @@ class Calls:
                                   owners=scope.tensors.owners_of(scope, [t]) if scope.grad != GRAD_OFF else EMPTY)
             out.shape = t.shape
             return out
+        if name in ("float", "cpu", "to", "type") and self.converts_to_itself(scope, t, name, node):
+            self.args_of(scope, node)
+            return t  # torch returns the tensor itself when no conversion is needed
         if name in RESHAPES and t.contiguous:
             self.args_of(scope, node)
             if name == "contiguous":
@@ -1306,3 +1365,37 @@ def _returns_none(hook) -> bool:
             return False
         stack.extend(n.children)
     return True
+
+
+_WITH_DEVICE = re.compile(r"\bwith\b[^:\n]*\bdevice\(")
+
+
+def _file_mentions(scope, words) -> bool:
+    return any(word in text for text in scope.a.texts.values() for word in words)
+
+
+def _defaults_unchanged(scope) -> bool:
+    """No code of the file changes torch's default dtype or device (`torch.set_default_dtype(...)`,
+    `with torch.device("cuda"):`): its factories make float32 CPU tensors."""
+    return bool(scope.a.texts) and not _file_mentions(scope, DEFAULT_CHANGERS) \
+        and not any(_WITH_DEVICE.search(text) for text in scope.a.texts.values())
+
+
+def _dtype_or_device(scope, expr) -> tuple[str, str] | None:
+    """What a `.to()` / `.type()` argument names: ("dtype", "float32"), ("device", "cpu"), ("tensor_type", ...)."""
+    if type(expr) is cst.SimpleString:
+        text = expr.evaluated_value if isinstance(expr.evaluated_value, str) else None
+        if text == "cpu":
+            return "device", "cpu"
+        if text == "torch.FloatTensor":
+            return "tensor_type", "torch.FloatTensor"
+        return None
+    if type(expr) is cst.Call and scope.a.resolve_dotted(expr.func) == "torch.device" and len(expr.args) == 1 \
+            and expr.args[0].keyword is None:
+        return _dtype_or_device(scope, expr.args[0].value)
+    name = scope.a.resolve_dotted(expr)
+    if name in ("torch.float32", "torch.float"):
+        return "dtype", "float32"
+    if name == "torch.FloatTensor":
+        return "tensor_type", "torch.FloatTensor"
+    return None

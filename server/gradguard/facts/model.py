@@ -142,6 +142,10 @@ class Tensor:
     # laid out contiguously for sure (a factory's result, a Linear or matmul output, ops on such tensors): then
     # reshape/flatten return a view and .contiguous() the tensor itself (torch 2.13; after a transpose they copy)
     contiguous: bool = False
+    # proven dtype and device ("float32", "cpu"; "" unknown): a torch factory's default, kept by indexing and by the
+    # layers that compute in their input's dtype; then `.float()`, `.to("cpu")` return the tensor itself (torch 2.13)
+    dtype: str = ""
+    device: str = ""
     inference_call: cst.CSTNode | None = None  # created under this `torch.inference_mode()` call
     inference_top: cst.CSTNode | None = None
     inference_origin: cst.CSTNode | None = None  # the expression that made the inference tensor (views keep it)

@@ -62,6 +62,16 @@ SAVES_WEIGHT_NOT_BIAS = frozenset({
     "torch.nn.BatchNorm2d", "torch.nn.BatchNorm3d", "torch.nn.GroupNorm",
 })
 
+# Layers whose output has their input's dtype and device (torch raises on weights of another dtype or device; under
+# autocast the dtype changes, which the caller rules out). Checked under torch by tests/test_dtype_aliases.py.
+SAME_DTYPE_LAYERS = frozenset({
+    "torch.nn.Linear", "torch.nn.Bilinear", "torch.nn.Conv1d", "torch.nn.Conv2d", "torch.nn.Conv3d",
+    "torch.nn.ConvTranspose1d", "torch.nn.ConvTranspose2d", "torch.nn.ConvTranspose3d", "torch.nn.BatchNorm1d",
+    "torch.nn.BatchNorm2d", "torch.nn.BatchNorm3d", "torch.nn.InstanceNorm1d", "torch.nn.InstanceNorm2d",
+    "torch.nn.InstanceNorm3d", "torch.nn.LayerNorm", "torch.nn.GroupNorm", "torch.nn.ReLU", "torch.nn.LeakyReLU",
+    "torch.nn.GELU", "torch.nn.SiLU", "torch.nn.Tanh", "torch.nn.Sigmoid", "torch.nn.ELU", "torch.nn.Dropout",
+})
+
 
 def short_kind(kind: str) -> str:
     return kind.replace("torch.nn.", "nn.")
@@ -348,7 +358,15 @@ class Modules:
         return out
 
     # ---- what a layer does when called ---------------------------------
-    def layer_call(self, scope, m: Module, args, node):
+    def layer_call(self, scope, m: Module, args, node, dtype_device=("", "")):
+        """Calling torch layer `m` on evaluated `args`; `dtype_device`: the output's proven dtype and device (a layer
+        of SAME_DTYPE_LAYERS on inputs that share them, outside autocast: the caller knows)."""
+        out = self._layer_call(scope, m, args, node, dtype_device)
+        if isinstance(out, Tensor) and any(dtype_device) and not any(out is a for a in args):
+            out.dtype, out.device = dtype_device
+        return out
+
+    def _layer_call(self, scope, m: Module, args, node, dtype_device):
         site, scope.layer_site = (scope.layer_site or node), None  # where its saves and writes are reported
         tensors = flat_tensors(args)
         grad_off = scope.grad == GRAD_OFF
@@ -428,6 +446,10 @@ class Modules:
         if m.row is None and m.cls is None and m.has_params is None:
             # a torch.nn layer the op table does not know (AdaptiveAvgPool2d, PixelShuffle...): what it saves is
             # not claimed, but its output stays in its input's graph
+            if tensors and grad_off and any(dtype_device):
+                # an inference_mode()/no_grad() forward: a new tensor without a graph, of the input's dtype/device
+                return self.tensors.new_tensor(scope, requires_grad=False, is_leaf=True, origin=node,
+                                               created_by=f"`{m.name or short_kind(kind)}(...)`")
             return self.tensors._generic_result(scope, tensors, node) if tensors and not grad_off else None
         out = result_tensor()
         out.contiguous = kind in ("torch.nn.Linear", "torch.nn.Bilinear") or bool(tensors) and all(

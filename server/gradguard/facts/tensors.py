@@ -77,7 +77,7 @@ class Tensors:
         if kind == "detach":
             return Tensor(t.counter, t.storage, False, True, origin=node, created_by="`.detach()`",
                           view_of=t, view_kind="detach", name=f"{t.name}.detach()" if t.name else "",
-                          shape=t.shape)
+                          shape=t.shape, dtype=t.dtype, device=t.device)
         rg = t.requires_grad if scope.grad != GRAD_OFF else False
         # torch: a view made under no_grad keeps its base's requires_grad, with no grad_fn (a leaf)
         shown_rg, leaf = (t.requires_grad, True) if scope.grad == GRAD_OFF else (rg, None if rg is None else not rg)
@@ -95,6 +95,8 @@ class Tensors:
         v.owners = self.owners_of(scope, [t]) if rg is not False else EMPTY
         v.inference_call, v.inference_top = t.inference_call, t.inference_top
         v.inference_origin = t.inference_origin
+        if kind == "index":  # basic indexing keeps the dtype and device
+            v.dtype, v.device = t.dtype, t.device
         return v
 
     def backward_hook_outputs(self, scope, value, node, hook):

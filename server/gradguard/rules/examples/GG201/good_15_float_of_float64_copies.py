@@ -1,0 +1,12 @@
+import torch
+from torch import nn
+
+torch.manual_seed(0)
+head = nn.Linear(6, 10, dtype=torch.float64)
+hidden = torch.randn(4, 6, dtype=torch.float64)
+logits = head(hidden)
+z_loss = torch.logsumexp(logits, dim=-1).pow(2).mean()
+logits32 = logits.float()  # a float32 copy of float64 logits: writing it leaves `logits` unchanged
+logits32 -= logits32.max(dim=-1, keepdim=True).values.detach()
+loss = nn.functional.cross_entropy(logits32, torch.tensor([1, 2, 3, 4])) + 1e-4 * z_loss
+loss.backward()
