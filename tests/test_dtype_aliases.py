@@ -129,3 +129,42 @@ def test_an_alias_is_claimed_only_on_a_proven_dtype_and_device(setup, kw, conver
     findings = _findings(text)
     line = text.splitlines().index("alias -= 1") + 1
     assert (("GG201", line) in findings) is reported, findings
+
+
+EDITED = '''import torch
+
+
+def setup():
+    pass
+
+
+def train():
+    lin = torch.nn.Linear(3, 3)
+    y = lin(torch.randn(2, 3))
+    z = y.sin()
+    a = y.float()
+    a += 1
+    z.sum().backward()
+
+
+setup()
+train()
+'''
+
+
+@pytest.mark.parametrize("edit", [
+    ("import torch\n", "import torch\ntorch.set_default_dtype(torch.float64)\n"),
+    ("    pass\n", "    torch.set_default_dtype(torch.float64)\n"),  # in a function module code calls
+    ("def train():\n", "@torch.autocast('cpu')\ndef train():\n"),
+    ("setup()\n", "with torch.device('meta'):\n    pass\n"),
+])
+def test_defaults_follow_execution_and_edits(edit):
+    """What changes the defaults counts where it runs (module-level code and the calls it makes), so an editor that
+    re-uses cached runs across the edit agrees with a new Engine; a function run on its own claims no dtype."""
+    from gradguard.engine import Engine
+
+    editor = Engine(editor=True)
+    assert [(f.code, f.span.start_line + 1) for f in editor.check(EDITED, "p.py").findings] == [("GG201", 13)]
+    edited = EDITED.replace(*edit)
+    assert editor.check(edited, "p.py").findings == [] and Engine(editor=True).check(edited, "p.py").findings == []
+    assert Engine().check(EDITED.replace("\nsetup()\ntrain()\n", ""), "p.py").findings == []

@@ -10,13 +10,13 @@ the file. Depth and total work are bounded; past the bound a call's result is un
 from __future__ import annotations
 
 import dataclasses
-import re
 
 import libcst as cst
 
 from .classes import find_method
 from .expressions import Range
 from .modules import MODULE_API, SAME_DTYPE_LAYERS
+from .names import dotted
 from .model import (
     is_none,
     truth,
@@ -60,8 +60,8 @@ NOGRAD_OUTPUTS = {"torch.linalg.lu": {0}, "torch.linalg.lu_factor": {1}, "torch.
                   "torch.linalg.cholesky_ex": {1}}
 # Factories whose result has the default dtype (float32) and device (the CPU) unless told otherwise.
 DEFAULT_DTYPE_FACTORIES = frozenset({"rand", "randn", "zeros", "ones", "empty"})
-# Text that changes torch's default dtype or device for the factories of a file.
-DEFAULT_CHANGERS = ("set_default_dtype", "set_default_device", "set_default_tensor_type")
+# Calls that change torch's default dtype or device for the factories run after them.
+DEFAULT_CHANGERS = frozenset({"torch.set_default_dtype", "torch.set_default_device", "torch.set_default_tensor_type"})
 # Methods of a tensor that make a new, unrelated tensor (no alias, no save).
 FRESH_METHODS = set("new_zeros new_ones new_empty new_full new_tensor".split())
 # Methods that keep the graph but may or may not alias: new values without an alias (a miss, not a false alarm).
@@ -471,7 +471,7 @@ class Calls:
         dtypes, devices = {a.dtype for a in args}, {a.device for a in args}
         dtype = dtypes.pop() if len(dtypes) == 1 else ""
         device = devices.pop() if len(devices) == 1 else ""
-        if dtype and _file_mentions(scope, ("autocast",)):
+        if dtype and (scope.run.autocast_seen or _under_autocast_decorator(scope)):
             dtype = ""
         return dtype, device
 
@@ -670,6 +670,10 @@ class Calls:
         def args():
             return evaluated if evaluated is not None else self.args_of(scope, node)
 
+        if q in DEFAULT_CHANGERS or q == "torch.device" and not _names_the_cpu(node):
+            scope.run.defaults_changed = True
+        elif q.endswith((".autocast", ".custom_fwd")):
+            scope.run.autocast_seen = True
         if q in GRAD_CONTEXTS:
             positional, keywords = args()
             if "inference_mode" in q:
@@ -1367,18 +1371,40 @@ def _returns_none(hook) -> bool:
     return True
 
 
-_WITH_DEVICE = re.compile(r"\bwith\b[^:\n]*\bdevice\(")
-
-
-def _file_mentions(scope, words) -> bool:
-    return any(word in text for text in scope.a.texts.values() for word in words)
+def _module_run(scope) -> bool:
+    """The scope runs inside the file's module-level code (with the same-file calls it makes), not a function run
+    on its own for unknown callers: only there does execution order say what torch's defaults are."""
+    while scope.parent is not None:
+        scope = scope.parent
+    return scope.kind == "module"
 
 
 def _defaults_unchanged(scope) -> bool:
-    """No code of the file changes torch's default dtype or device (`torch.set_default_dtype(...)`,
-    `with torch.device("cuda"):`): its factories make float32 CPU tensors."""
-    return bool(scope.a.texts) and not _file_mentions(scope, DEFAULT_CHANGERS) \
-        and not any(_WITH_DEVICE.search(text) for text in scope.a.texts.values())
+    """Factories run here make float32 CPU tensors: module-level code whose run so far executed nothing that
+    changes torch's defaults (`torch.set_default_dtype(...)`, `with torch.device("cuda"):`)."""
+    return _module_run(scope) and not scope.run.defaults_changed
+
+
+def _under_autocast_decorator(scope) -> bool:
+    """A function on the running call chain decorated with autocast (`@torch.autocast("cuda")`, `@custom_fwd`)."""
+    while scope is not None:
+        fn = getattr(scope, "function", None)
+        if type(fn) is cst.FunctionDef and any("autocast" in _code_words(d.decorator) or
+                                                "custom_fwd" in _code_words(d.decorator) for d in fn.decorators):
+            return True
+        scope = scope.parent
+    return False
+
+
+def _code_words(expr) -> str:
+    name = dotted(expr.func if type(expr) is cst.Call else expr)
+    return name or ""
+
+
+def _names_the_cpu(node) -> bool:
+    """`torch.device("cpu")`: the one device argument this analysis reads."""
+    return type(node) is cst.Call and len(node.args) == 1 and node.args[0].keyword is None \
+        and type(node.args[0].value) is cst.SimpleString and node.args[0].value.evaluated_value == "cpu"
 
 
 def _dtype_or_device(scope, expr) -> tuple[str, str] | None:

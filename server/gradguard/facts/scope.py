@@ -151,6 +151,10 @@ class RunState:
     # (scope id or object id, name) -> (stmt, value_node, loop node, top, display name, object or None)
     assigned_in_loop: dict = field(default_factory=dict)
     pending: dict = field(default_factory=dict)  # (scope id or object id, name) -> Carry awaiting its first read
+    # code this run executed may have changed torch's default dtype or device (`torch.set_default_dtype`,
+    # `torch.device("cuda")` as a context), or entered autocast: factories and layers then prove no dtype or device
+    defaults_changed: bool = False
+    autocast_seen: bool = False
 
 
 class Scope:

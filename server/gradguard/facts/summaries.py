@@ -382,6 +382,8 @@ class _Copier:
         out.view_of = self.value(t.view_of)
         out.data_of = self.value(t.data_of)
         out.module_params = self.value(t.module_params)
+        # a proven dtype/device depends on what ran before this construction (torch.set_default_dtype): not replayed
+        out.dtype = out.device = ""
         extra = set(t.__dict__) - _TENSOR_FIELDS
         if extra:
             raise _NotSummarisable
