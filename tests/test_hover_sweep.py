@@ -109,6 +109,7 @@ async def sweep(client: LanguageClient, files: list[Path]) -> tuple[int, list[st
     return total, failures
 
 
+@pytest.mark.timeout(900)  # ~90 s on an idle 2-core box; 300 s ran out with make corpus beside it
 async def test_no_hover_fails_on_any_identifier_of_any_example_or_real_world_program(
         client: LanguageClient, second_client: LanguageClient):
     files = sweep_files()
