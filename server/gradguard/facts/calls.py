@@ -670,7 +670,7 @@ class Calls:
         def args():
             return evaluated if evaluated is not None else self.args_of(scope, node)
 
-        if q in DEFAULT_CHANGERS or q == "torch.device" and not _names_the_cpu(node):
+        if q in DEFAULT_CHANGERS or q == "torch.device" and _dtype_or_device(scope, node) != ("device", "cpu"):
             scope.run.defaults_changed = True
         elif q.endswith((".autocast", ".custom_fwd")):
             scope.run.autocast_seen = True
@@ -869,9 +869,9 @@ class Calls:
                 and len(positional) == 1 and isinstance(positional[0], Tensor) \
                 and not set(keywords) - {"requires_grad", "generator"}:
             t.dtype, t.device = positional[0].dtype, positional[0].device  # the input's dtype and device
-        if q.rsplit(".", 1)[-1] in ("rand", "randn", "zeros", "ones", "empty", "full"):
+        if short in ("rand", "randn", "zeros", "ones", "empty", "full"):
             t.shape = _literal_shape(positional[:1] if q.endswith("full") else positional)
-        elif q.rsplit(".", 1)[-1] == "eye" and positional and len(positional) <= 2:
+        elif short == "eye" and positional and len(positional) <= 2:
             sizes = _literal_shape(positional)
             t.shape = None if sizes is None else (sizes if len(sizes) == 2 else sizes * 2)
         return t
@@ -1389,8 +1389,8 @@ def _under_autocast_decorator(scope) -> bool:
     """A function on the running call chain decorated with autocast (`@torch.autocast("cuda")`, `@custom_fwd`)."""
     while scope is not None:
         fn = getattr(scope, "function", None)
-        if type(fn) is cst.FunctionDef and any("autocast" in _code_words(d.decorator) or
-                                                "custom_fwd" in _code_words(d.decorator) for d in fn.decorators):
+        if type(fn) is cst.FunctionDef and any(word in _code_words(d.decorator) for d in fn.decorators
+                                                for word in ("autocast", "custom_fwd")):
             return True
         scope = scope.parent
     return False
@@ -1399,12 +1399,6 @@ def _under_autocast_decorator(scope) -> bool:
 def _code_words(expr) -> str:
     name = dotted(expr.func if type(expr) is cst.Call else expr)
     return name or ""
-
-
-def _names_the_cpu(node) -> bool:
-    """`torch.device("cpu")`: the one device argument this analysis reads."""
-    return type(node) is cst.Call and len(node.args) == 1 and node.args[0].keyword is None \
-        and type(node.args[0].value) is cst.SimpleString and node.args[0].value.evaluated_value == "cpu"
 
 
 def _dtype_or_device(scope, expr) -> tuple[str, str] | None:

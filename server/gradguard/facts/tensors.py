@@ -265,12 +265,12 @@ class Tensors:
             scope._problem(Problem("expand-write", w.node, w.stmt, tensor=t, write=w))
             t.counter.write(w)
             return w
-        if isinstance(value, Tensor) and value.storage is t.storage and _transposed_copy_of_target(w) \
-                and not (t.shape is not None and all(n == 1 for n in t.shape[-2:])):  # 1x1 matrices: same order
+        source = transposed_source(w) if isinstance(value, Tensor) and value.storage is t.storage else None
+        if source is not None and not (t.shape is not None and all(n == 1 for n in t.shape[-2:])):  # 1x1: same order
             # `x[1] = x[1].transpose(-2, -1)`: the source is the written elements in another order (probed on
             # torch 2.13: raised in and out of grad mode)
             w.raises = True
-            scope._problem(Problem("overlap-write", w.node, w.stmt, tensor=t, write=w))
+            scope._problem(Problem("overlap-write", w.node, w.stmt, tensor=t, write=w, detail={"source": source}))
             t.counter.write(w)
             return w
         if base.inference_call is not None and scope.inference is None and not scope.guarded:
@@ -598,10 +598,6 @@ def transposed_source(w):
     else:
         return None
     return value if _pure(target) and source.deep_equals(target) else None
-
-
-def _transposed_copy_of_target(w) -> bool:
-    return transposed_source(w) is not None
 
 
 def _pure(expr) -> bool:

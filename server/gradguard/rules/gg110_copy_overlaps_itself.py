@@ -1,7 +1,6 @@
 """GG110: an in-place copy whose source is the written elements in another order (`x[1] = x[1].mT`)."""
 from __future__ import annotations
 
-from ..facts.tensors import transposed_source
 from ..fixes import with_method
 from . import Rule, make_fix
 from ._common import name_of, write_desc
@@ -53,13 +52,13 @@ def check(ctx):
     for problem in ctx.problems("overlap-write"):
         write, tensor, hint = problem.write, problem.tensor, problem.top
         top = write.top or hint
-        source = transposed_source(write)
+        source = problem.detail["source"]  # the reordered view the write copies (facts.tensors)
         name = name_of(tensor, ctx.t("this tensor", "这个张量"))
         fix = None
-        cloned = with_method(ctx, source, top, "clone") if source is not None else None
+        cloned = with_method(ctx, source, top, "clone")
         if cloned:
             fix = make_fix("safe", ctx.t(f"Clone the source: `{cloned[1]}`", f"先复制源：`{cloned[1]}`"), cloned[0])
-        source_text = ctx.code(source) if source is not None else ""
+        source_text = ctx.code(source)
         message = ctx.t(
             f"`{write_desc(ctx, write)}` copies `{source_text}`, a view of the same elements of {name} in another "
             "order, back into them: torch refuses a copy whose source overlaps what it writes. Clone the source.",
