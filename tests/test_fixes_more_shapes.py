@@ -731,6 +731,12 @@ def test_a_value_the_loop_computes_again_from_the_same_inputs_is_read_detached_n
     ours = run(fixed)
     assert ours["losses"] == pytest.approx(hand["losses"], rel=1e-5)
     assert torch.allclose(ours["policy"].weight, hand["policy"].weight)
+    # The claim in GG404's docs: moved into the loop, `old` equals `new` and the ratio is 1 in every epoch.
+    moved = run(PPO_SNAPSHOT.replace("old = policy(states).log_softmax(-1)\n", "").replace(
+        "    new = policy(states).log_softmax(-1)\n",
+        "    old = policy(states).log_softmax(-1)\n    new = policy(states).log_softmax(-1)\n"
+        "    assert torch.equal((new - old).exp(), torch.ones_like(new))\n"))
+    assert len(moved["losses"]) == 3
 
 
 def test_a_forward_the_loop_runs_on_other_inputs_is_still_recomputed_in_the_loop():
