@@ -773,6 +773,13 @@ class Calls:
                     return None
                 items.extend(part)
             return Seq(items, path=scope.path)
+        if q in ("random.sample", "random.choices", "random.choice"):
+            # a replay buffer's draw: some of its elements, the very objects stored (graphs and all)
+            positional, _ = args()
+            if not positional:
+                return None
+            element = scope.expressions.element_of(scope, scope.expressions.iterated(scope, positional[0], node), node)
+            return element if q == "random.choice" else Seq(None, element, path=scope.path, is_list=True)
         if q == "copy.deepcopy":
             positional, _ = args()
             return deep_copy(positional[0]) if positional and isinstance(positional[0], Module) else None

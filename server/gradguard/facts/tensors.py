@@ -420,7 +420,7 @@ class Tensors:
                     forward = self.forward_site(scope, s)
                     if forward is not None:
                         detail["forward"] = forward
-                    if scope.serial not in s.freed_scopes:
+                    if scope.serial not in s.freed_scopes and s.freed_by is not use:
                         # this backward runs inside a helper (`def gdpp_loss(...): loss.backward()`): the call of
                         # that helper, next to the backward that freed the graph, is the ordering that fails
                         for node, top, caller in scope.call_chain():

@@ -34,7 +34,7 @@ class Agent:
         returns = (returns - returns.mean()) / (returns.std() + 1e-8)
         loss = torch.stack([-lp * g for lp, g in zip(self.log_probs, returns)]).sum()
         self.opt.zero_grad()
-        loss.backward()
+        loss.backward()  # <- GG404
         self.opt.step()
         del self.rewards[:]
 
@@ -44,7 +44,7 @@ def run(agent, episodes=3):
         for t in range(5):
             agent.act(torch.randn(4))
             agent.rewards.append(1.0)
-        agent.finish_episode()  # <- GG404
+        agent.finish_episode()
 
 
 torch.manual_seed(0)
