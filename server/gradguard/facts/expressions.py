@@ -473,7 +473,12 @@ class Expressions:
         scope.path = scope.branch_path(node, 1)
         b = self.eval(scope, node.orelse)
         scope.path = saved
-        return a if a is b else self.join_values(scope, [a, b])
+        if a is b:
+            return a
+        joined = self.join_values(scope, [a, b])
+        if isinstance(joined, Tensor):
+            joined.alternatives, joined.alternatives_top = (a, b), scope.top
+        return joined
 
     def eval_Lambda(self, scope, node: cst.Lambda):
         return FunctionRef(node, top=scope.top, enclosing=scope)

@@ -111,6 +111,10 @@ class Save:
     loop_passes: tuple = ()  # ((loop node, its run's start_seq, pass), ...) of every loop running at save time
     tuple_index: int | None = None  # which output of a tuple-returning op it is (torch: "output 1 of LinalgEigh")
     params_saved: frozenset | None = None  # a layer's save of its parameters: which of them (None: all or unknown)
+    # the same save on each arm of `a if c else b` (a value that may be either one): a later write to either arm's
+    # counter can make backward fail on the runs that took it
+    alternates: tuple = ()
+    read_at: tuple | None = None  # for such a save on an arm: (the arm's expression, its top), where a copy is read
 
 
 @dataclass(eq=False)
@@ -152,6 +156,8 @@ class Tensor:
     owners: SharedSet = EMPTY  # parameter groups (layers) whose .grad a backward through it fills
     # a custom-function view returned through a full backward hook: (node, top) of the hook's registration
     hooked_by: tuple | None = None
+    alternatives: tuple = ()  # `a if c else b` of unknown `c`: the arms, whose counters a save must also watch
+    alternatives_top: object = None  # the top of that `a if c else b`
     # For hover: what was saved and written on this tensor's counter.
     id: int = field(default_factory=lambda: next(_ids))
 

@@ -347,6 +347,13 @@ class Tensors:
                  call_chain=scope.call_chain(), scope_id=scope.serial,
                  loop_passes=tuple((f.node, f.start_seq, f.iteration) for f in scope.loops))
         scope.facts.saves.append(s)
+        if t.alternatives:
+            s.alternates = tuple(self.save(scope, alt, op, node, what) for alt in t.alternatives
+                                 if isinstance(alt, Tensor) and alt.counter is not t.counter)
+            for alt_save, alt in zip(s.alternates, [a for a in t.alternatives
+                                                    if isinstance(a, Tensor) and a.counter is not t.counter]):
+                if alt.origin is not None:
+                    alt_save.read_at = (alt.origin, t.alternatives_top)
         return s
 
     def forward_site(self, scope, s: Save):
@@ -371,7 +378,7 @@ class Tensors:
             if hasattr(owner, "grads"):
                 owner.grads = True
         if not retain:
-            for s in t.history:
+            for s in _with_alternates(t.history):
                 if s.freed_by is None:
                     s.freed_by = node
                     s.freed_top = scope.top
@@ -405,7 +412,7 @@ class Tensors:
             problem.detail = {**problem.detail, "escape_of": name.value if name is not None else ""}
 
     def check_history(self, scope, t: Tensor, use, kind: str) -> None:
-        for s in sorted(t.history, key=lambda s: s.seq):
+        for s in sorted(_with_alternates(t.history), key=lambda s: s.seq):
             if s.freed_by is not None and kind == "backward":
                 carry = self._carry_for(scope, s, s.freed_loops)
                 if carry is not None:
@@ -513,6 +520,12 @@ class Tensors:
 # torch 2.13 by tests/test_inplace_activation_saves.py: `F.leaky_relu(y, inplace=True)` then `y.mul_(2)` makes
 # backward fail with "output 0 of LeakyRelu1". hardtanh/relu6/threshold/silu/hardswish/dropout in place save nothing.
 INPLACE_SAVES_RESULT = frozenset({"relu", "leakyrelu", "elu", "selu", "celu", "rrelu"})
+
+
+def _with_alternates(history):
+    """The saves of a history and, for saves of a value that may be one of several tensors, the same save on each."""
+    extra = [a for s in history if s.alternates for a in _with_alternates(s.alternates)]
+    return [*history, *extra] if extra else history
 
 
 def _selects_broadcast_dim(target, dims: tuple) -> bool:

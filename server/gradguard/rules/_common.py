@@ -80,6 +80,9 @@ def clone_argument(ctx: RuleContext, save, write=None) -> tuple[tuple[Edit, ...]
     With `write`: an operand that is the very name the write writes, in the same function (a state a helper both
     saves and, at its next call, updates in place), counts too when the analysis ran that function in more than one
     context (the node then maps to another run's tensor). Reading a copy never changes a value."""
+    if save.read_at is not None:  # saved as one arm of `a if c else b`: that arm is read through a copy
+        cloned = fixes.with_method(ctx, *save.read_at, "clone")
+        return ((cloned[0],), f"`{cloned[1]}`") if cloned is not None else None
     call = save.node
     if not isinstance(call, (cst.Call, cst.BinaryOperation)):
         return None
