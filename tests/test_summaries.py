@@ -206,3 +206,118 @@ b = Net()
     assert run_program(program).clean
     assert _codes(program) == []
     assert constructed.count("Net") == 2
+
+
+# ---- plain calls of same-file functions (SummaryStore.call_key / replay_call / run_call) ----------------------------
+
+@pytest.fixture
+def called(monkeypatch):
+    """The names of the functions whose body ran for a call (not replayed from a summary), in order."""
+    names = []
+    run = Calls._call_function
+
+    def counting(self, scope, fn, *args):
+        names.append(getattr(getattr(fn.node, "name", None), "value", "<lambda>"))
+        return run(self, scope, fn, *args)
+
+    monkeypatch.setattr(Calls, "_call_function", counting)
+    return names
+
+
+LOADER = (HEADER + '''
+def as_tensor(w, transpose=True):
+    if transpose:
+        w = w.T
+    return torch.from_numpy(w)
+
+
+layers = nn.ModuleList([nn.Linear(4, 4) for _ in range(3)])
+with torch.no_grad():
+    for i, layer in enumerate(layers):
+        layer.weight.copy_(as_tensor(np.ones((4, 4), dtype=np.float32)))
+        layer.bias.copy_(as_tensor(np.zeros(4, dtype=np.float32), transpose=False))
+x = torch.randn(2, 4)
+for layer in layers:
+    x = layer(x)
+x.sum().backward()
+''').replace("import torch\n", "import numpy as np\nimport torch\n", 1)
+
+
+def test_a_helper_called_again_with_the_same_plain_arguments_runs_once(called):
+    assert run_program(LOADER).clean
+    assert _codes(LOADER) == []
+    assert called.count("as_tensor") == 2  # one run per argument context: transpose=True and transpose=False
+
+
+RETURNED = HEADER + '''
+def make():
+    return torch.zeros(3, requires_grad=True)
+
+
+a = make()
+b = make()
+y = (a * a).sum()
+{write}
+y.backward()
+'''
+
+
+def test_replayed_results_have_counters_of_their_own(called):
+    """`b` is a copy of the summarised result: writing it leaves `a`'s saved version alone; `a`'s own write is
+    still a leaf write (GG101)."""
+    clean = RETURNED.format(write="with torch.no_grad():\n    b.add_(1)")
+    assert run_program(clean).clean
+    assert _codes(clean) == []
+    bad = RETURNED.format(write="with torch.no_grad():\n    a.add_(1)")
+    assert "modified by an inplace operation" in run_program(bad).error
+    assert _codes(bad) == ["GG201"]
+    assert called.count("make") == 2  # one run per program: the second call is a replay
+
+
+def test_a_replayed_result_keeps_its_proven_dtype():
+    """`.float()` of a tensor proven float32 is the tensor itself; a replayed factory result is still proven."""
+    program = RETURNED.format(write="b.float().add_(1)")
+    assert "leaf Variable that requires grad" in run_program(program).error
+    assert _codes(program) == ["GG101"]
+
+
+def test_a_helper_with_an_event_runs_at_every_call(called):
+    """A helper that writes a module-level tensor records events: it is never replayed."""
+    program = HEADER + '''
+state = torch.zeros(3)
+
+
+def bump():
+    state.add_(1)
+    return 1
+
+
+w = torch.ones(3, requires_grad=True)
+y = (w * state).sum()
+bump()
+bump()
+y.backward()
+'''
+    assert "modified by an inplace operation" in run_program(program).error
+    assert _codes(program) == ["GG201"]
+    assert called.count("bump") == 2
+
+
+def test_a_closure_runs_again_when_what_it_reads_is_rebound(called):
+    program = HEADER + '''
+def outer(x):
+    scale = 2
+
+    def apply(t):
+        return t * scale if scale == 2 else t.exp_()
+
+    first = apply(None)
+    scale = 3
+    second = apply(None)
+    return first, second
+
+
+outer(1)
+''' + BACKWARD
+    assert _codes(program) == []
+    assert called.count("apply") == 2

@@ -1,5 +1,5 @@
-"""Function summaries: what running a same-file constructor did, keyed by the function and its call context, and
-replayed instead of re-running it when the context repeats.
+"""Function summaries: what running a same-file constructor, or a same-file function called with plain arguments,
+did, keyed by the function and its call context, and replayed instead of re-running it when the context repeats.
 
 A model class's `__init__` builds the same structure for every instance built with the same arguments: a stage of
 twelve identical blocks ran the block's `__init__` (and every nested one) twelve times. The store records the first
@@ -15,6 +15,7 @@ Only where replaying is exactly what running would do (findings and the budget s
   inside the interpretation budget, which a reuse is charged the same steps and calls of (so every later budget
   decision is the one the full run would have made);
 - everything reachable from the instance is a value the copy can make faithfully (see `_Copier`).
+A plain call (`call_key`, `run_call`, `replay_call`) is held to the same conditions; its result is what is copied.
 The call context in the key: the function, the arguments, grad and inference mode, the guard and option arms, the
 call depth and stack, the enclosing loops, whether the run reports. Branch paths and loop iterations recorded in the
 instance (where a container was built) are re-based onto the new call's path.
@@ -74,17 +75,21 @@ class ConstructorSummary:
 class _Recording:
     """What the store watches while one constructor runs."""
 
-    __slots__ = ("global_reads", "loop_assignments", "refused")
+    __slots__ = ("global_reads", "loop_assignments", "refused", "enclosing_envs")
 
-    def __init__(self):
+    def __init__(self, enclosing_envs: frozenset = frozenset()):
         self.global_reads: list = []
         self.loop_assignments: list = []  # ((id(obj), attr), obj)
         self.refused = False
+        # ids of the environments a recorded closure reads through its own enclosing scopes (its key holds them)
+        self.enclosing_envs = enclosing_envs
 
 
 class SummaryStore:
     """Summaries of one analysis run (a block's or the module code's), with what the interpreter tells it while a
     constructor runs: external reads (`note_external_read`) and assignments inside loops (`note_loop_assignment`)."""
+
+    summarise_calls = True  # plain calls of functions too (off: every call runs; tests compare the two)
 
     def __init__(self):
         self._summaries: dict = {}  # call context -> ConstructorSummary
@@ -99,12 +104,12 @@ class SummaryStore:
     # ---- what the interpreter reports while a run is recorded -------------
     def note_external_read(self, env, name: str, value, enclosing: bool = False) -> None:
         """A name read from the module-level environment (or, `enclosing`, from a function the callee closes over)."""
-        if enclosing or _is_mutable(value):
-            for rec in self._recordings:
-                rec.refused = True
-            return
+        mutable = _is_mutable(value)
         for rec in self._recordings:
-            rec.global_reads.append((env, name, value))
+            if mutable or enclosing and id(env) not in rec.enclosing_envs:
+                rec.refused = True
+            else:
+                rec.global_reads.append((env, name, value))
 
     def note_external_write(self) -> None:
         for rec in self._recordings:
@@ -212,10 +217,113 @@ class SummaryStore:
             tuple(a.deps - deps) if deps is not None else (), tuple(loop_assignments), shown)
         return obj
 
+    # ---- plain calls of this file's functions -------------------------------
+    def call_key(self, scope, fn, positional, keywords):
+        """The call context of a same-file function (not a method) called with plain values, or None."""
+        a = scope.a
+        try:
+            args = tuple(_plain_key(v) for v in positional)
+            kwargs = tuple(sorted((name, _plain_key(v[0] if isinstance(v, tuple) else v))
+                                  for name, v in keywords.items()))
+        except _NotSummarisable:
+            return None
+        loops = tuple(id(f.node) for f in scope.loops)
+        # the closure's scope is in the key and pinned by the summary (`_enclosing_of`), so its id is not reused
+        return ("call", id(fn.node), id(fn.enclosing), args, kwargs, scope.grad, id(scope.inference), scope.guarded,
+                scope.option_condition, scope.depth, tuple(map(id, scope.stack)), loops, len(scope.path), a.silent,
+                id(scope.globals_scope), scope.run.defaults_changed, scope.run.autocast_seen)
+
+    def replay_call(self, scope, key):
+        """(True, a copy of the summarised call's result) or (False, None) when there is no usable summary."""
+        summary = self._summaries.get(key)
+        if summary is None:
+            return False, None
+        a = scope.a
+        if a.steps + summary.steps > a.max_steps // 2 or a.calls + summary.calls >= a.max_calls:
+            return False, None
+        for env, name, value in summary.global_reads:
+            if env.get(name, UNBOUND) is not value:
+                return False, None
+        copier = _Copier(summary.base_path, summary.base_iterations, scope.path, _iterations(scope), keep_dtype=True)
+        try:
+            result = copier.value(summary.template)
+        except _NotSummarisable:
+            return False, None
+        a.steps += summary.steps
+        a.calls += summary.calls
+        if a.deps is not None:
+            a.deps.update(summary.deps)
+        for rec in self._recordings:
+            rec.global_reads.extend(summary.global_reads)
+        for values, node_id, template_value in summary.shown:
+            getattr(scope.facts, values)[node_id] = copier.memo[id(template_value)]
+        self.hits += 1
+        return True, result
+
+    def run_call(self, scope, key, fn, call):
+        """Run `call()` (the function's body) and record its summary when the run allows it: the run recorded no
+        event and changed nothing outside it, and its result is a value a copy makes faithfully."""
+        a, run, facts = scope.a, scope.run, scope.facts
+        before = _events(facts, run)
+        steps, calls = a.steps, a.calls
+        deps = set(a.deps) if a.deps is not None else None
+        envs, enclosing = set(), fn.enclosing
+        while enclosing is not None and enclosing.kind != "module":
+            envs.add(id(enclosing.env))
+            enclosing = enclosing.enclosing
+        rec = _Recording(frozenset(envs))
+        self._recordings.append(rec)
+        try:
+            result = call()
+        finally:
+            self._recordings.pop()
+        self.runs += 1
+        if rec.refused or rec.loop_assignments or before != _events(facts, run) \
+                or a.steps > a.max_steps // 2 or a.calls >= a.max_calls:
+            self._refuse_outer()
+            return result
+        copier = _Copier(scope.path, _iterations(scope), scope.path, _iterations(scope), keep_dtype=True)
+        try:
+            template = copier.value(result)
+        except _NotSummarisable:
+            self._refuse_outer()
+            return result
+        memo = copier.memo
+        shown = tuple((values, node_id, memo[id(v)]) for values in ("name_values", "expr_values")
+                      for node_id, v in getattr(facts, values).items() if id(v) in memo)
+        self._summaries[key] = CallSummary(template, scope.path, _iterations(scope), a.steps - steps, a.calls - calls,
+                                           tuple(rec.global_reads), tuple(a.deps - deps) if deps is not None else (),
+                                           shown, fn.enclosing)
+        return result
+
     def _refuse_outer(self) -> None:
         """A run that cannot be summarised makes the runs holding it unsummarisable too (its effects are theirs)."""
         for rec in self._recordings:
             rec.refused = True
+
+
+@dataclass(eq=False)
+class CallSummary:
+    """What one call of a same-file function with plain arguments did: its result (a private template), the budget
+    it spent, the names it read from outside, the blocks it touched, what hover shows of its result."""
+
+    template: object
+    base_path: tuple
+    base_iterations: tuple
+    steps: int
+    calls: int
+    global_reads: tuple
+    deps: tuple
+    shown: tuple
+    enclosing: object  # the closure's scope, kept alive while its id is part of the key
+
+
+def _events(facts, run) -> tuple:
+    """Everything a run can record that a replay would not: findings' problems, saves, option conditions, carried
+    state, backward, default dtype or device changes."""
+    return (len(facts.problems), len(facts.saves), len(facts.option_conditions), len(facts.list_item_targets),
+            len(run.created), len(run.unknown_grad_problems), len(run.carries), len(run.pending), run.saw_backward,
+            run.loop_backward, run.defaults_changed, run.autocast_seen)
 
 
 def _iterations(scope) -> tuple:
@@ -261,8 +369,10 @@ class _Copier:
     paths re-based from the recorded call's path and loop iterations onto the new call's. Refuses what it cannot
     copy faithfully: recorded events (writes, saves, graph owners), closures, optimizers, library objects."""
 
-    def __init__(self, old_path: tuple, old_iterations: tuple, new_path: tuple, new_iterations: tuple):
+    def __init__(self, old_path: tuple, old_iterations: tuple, new_path: tuple, new_iterations: tuple,
+                 keep_dtype: bool = False):
         self.memo: dict = {}
+        self.keep_dtype = keep_dtype  # the key holds whether defaults or autocast changed: proven dtypes stand
         self.old_path, self.new_path = old_path, new_path
         self.old_iterations, self.new_iterations = old_iterations, new_iterations
 
@@ -383,7 +493,8 @@ class _Copier:
         out.data_of = self.value(t.data_of)
         out.module_params = self.value(t.module_params)
         # a proven dtype/device depends on what ran before this construction (torch.set_default_dtype): not replayed
-        out.dtype = out.device = ""
+        if not self.keep_dtype:
+            out.dtype = out.device = ""
         extra = set(t.__dict__) - _TENSOR_FIELDS
         if extra:
             raise _NotSummarisable
