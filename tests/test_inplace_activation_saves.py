@@ -76,13 +76,14 @@ LAYERS_WITH_BIAS = {
     "torch.nn.BatchNorm2d": (lambda: torch.nn.BatchNorm2d(2), (3, 2, 4, 4)),
     "torch.nn.BatchNorm3d": (lambda: torch.nn.BatchNorm3d(2), (3, 2, 3, 3, 3)),
     "torch.nn.GroupNorm": (lambda: torch.nn.GroupNorm(2, 4), (3, 4, 5)),
+    "torch.nn.LayerNorm": (lambda: torch.nn.LayerNorm(4), (3, 4)),
 }
 
 
 @pytest.mark.parametrize("qualified", sorted(LAYERS_WITH_BIAS))
 def test_layers_saving_their_weight_not_their_bias(qualified):
-    """facts/modules.py SAVES_WEIGHT_NOT_BIAS: the forward saves the weight and not the bias, so a `.data` write
-    on the bias between forward and backward changes no gradient (GG501 does not report it)."""
+    """facts/modules.py SAVES_WEIGHT_NOT_BIAS: backward reads the weight's values and not the bias's, so a `.data`
+    write on the bias between forward and backward changes no gradient (GG501 does not report it)."""
     from gradguard.facts.modules import SAVES_WEIGHT_NOT_BIAS
 
     assert set(LAYERS_WITH_BIAS) == set(SAVES_WEIGHT_NOT_BIAS)
@@ -99,7 +100,9 @@ def test_layers_saving_their_weight_not_their_bias(qualified):
     with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
         out = layer(*inputs)
     assert layer.weight.untyped_storage().data_ptr() in saved
-    assert layer.bias.untyped_storage().data_ptr() not in saved
+    # LayerNorm saves its bias too (an in-place write would fail the version check), but backward reads only
+    # whether it is defined: its values, which a `.data` write changes, enter no gradient (checked below)
+    assert (layer.bias.untyped_storage().data_ptr() in saved) == (qualified == "torch.nn.LayerNorm")
     weights = torch.linspace(0.3, 1.7, out.numel()).view_as(out)
     reference = torch.autograd.grad((layer(*inputs) * weights).pow(2).sum(), [*layer.parameters(), *inputs])
     loss = (layer(*inputs) * weights).pow(2).sum()

@@ -989,6 +989,13 @@ class Calls:
         if isinstance(receiver, FunctionRef) and name == "apply":
             self.args_of(scope, node)
             return None
+        if isinstance(receiver, Literal) and type(receiver.value) is str and name in ("startswith", "endswith"):
+            positional, keywords = self.args_of(scope, node)  # `name.endswith("bias")` of a named parameter
+            affix = positional[0] if len(positional) == 1 and not keywords else None
+            options = affix.items if isinstance(affix, Seq) and affix.items is not None else [affix]
+            if all(isinstance(o, Literal) and type(o.value) is str for o in options):
+                return Literal(getattr(receiver.value, name)(tuple(o.value for o in options)))
+            return None
         if not isinstance(receiver, Tensor):
             if type(node.func) is cst.Attribute and type(node.func.value) is cst.Name:
                 param = None
@@ -1130,6 +1137,11 @@ class Calls:
                 return Seq([Literal(n) for n in t.shape])
             if name == "size" and type(node) is cst.Call and not node.args:
                 return Seq(None, Number(), sizes_of=t)  # `n, c, h, w = x.size()` names its dimensions
+            if name == "dim" and not (type(node) is cst.Call and node.args):
+                if t.shape is not None:
+                    return Literal(len(t.shape))
+                if t.ndim is not None:
+                    return Literal(t.ndim)
             return Number() if name in ("dim", "numel", "size") else (Number(False) if name == "item" else None)
         if name in FRESH_METHODS:
             self.args_of(scope, node)

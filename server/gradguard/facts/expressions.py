@@ -210,6 +210,8 @@ class Expressions:
             if attr == "shape":
                 return Seq([Literal(n) for n in base.shape]) if base.shape is not None else \
                     Seq(None, Number(), sizes_of=base)
+            if attr == "ndim" and (base.shape is not None or base.ndim is not None):
+                return Literal(len(base.shape) if base.shape is not None else base.ndim)
             if attr in ("requires_grad", "is_leaf"):
                 flag = base.requires_grad if attr == "requires_grad" else base.is_leaf
                 return Literal(flag) if flag is not None else None
@@ -698,6 +700,9 @@ def _compare(left, op: str, right) -> bool | None:
                 return a >= b
         except TypeError:
             return None
+    if op in ("In", "NotIn") and isinstance(left, Literal) and isinstance(right, Literal) \
+            and type(left.value) is str and type(right.value) is str:
+        return (left.value in right.value) if op == "In" else (left.value not in right.value)
     if op in ("In", "NotIn") and isinstance(left, Literal):
         if isinstance(right, Seq) and right.items is not None and all(isinstance(i, Literal) for i in right.items):
             found = any(i.value == left.value for i in right.items)

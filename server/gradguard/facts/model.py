@@ -156,6 +156,7 @@ class Tensor:
     owners: SharedSet = EMPTY  # parameter groups (layers) whose .grad a backward through it fills
     # a custom-function view returned through a full backward hook: (node, top) of the hook's registration
     hooked_by: tuple | None = None
+    ndim: int | None = None  # its dimension count, when proven without its sizes (a Linear's weight: 2)
     alternatives: tuple = ()  # `a if c else b` of unknown `c`: the arms, whose counters a save must also watch
     alternatives_top: object = None  # the top of that `a if c else b`
     # For hover: what was saved and written on this tensor's counter.
@@ -213,6 +214,9 @@ class Module:
     # `register_forward_pre_hook(fn)`: [fn, branch path it ran on] per hook, in order (torch calls each before
     # `forward` and a returned value replaces the arguments)
     forward_pre_hooks: list = field(default_factory=list)
+    # a torch layer's parameters as torch registers them, when its constructor's arguments prove which exist:
+    # ((attribute, dimension count or None), ...) in registration order (`named_parameters()` walks them)
+    param_attrs: tuple | None = None
 
 
 @dataclass(eq=False)

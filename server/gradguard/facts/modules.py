@@ -56,10 +56,26 @@ PARAMS_NOT_SAVED = frozenset({"torch.nn.Embedding"})
 # Layers whose forward saves their weight and not their bias (probed on torch 2.13 with saved-tensor hooks, and a
 # `.data` write on the bias between forward and backward leaves every gradient unchanged):
 # tests/test_inplace_activation_saves.py re-runs the probe.
+# Layers whose parameters `named_parameters()` can name: kind -> (the weight's dimension count, the argument that
+# decides whether parameters exist, its position, its default). Linear/convs: `bias` decides the bias; norms:
+# `affine` (`elementwise_affine`) decides both. Positions as in torch 2.13's signatures.
+LAYER_PARAMS = {
+    "torch.nn.Linear": (2, "bias", 2, True),
+    "torch.nn.Conv1d": (3, "bias", 7, True), "torch.nn.Conv2d": (4, "bias", 7, True),
+    "torch.nn.Conv3d": (5, "bias", 7, True),
+    "torch.nn.ConvTranspose1d": (3, "bias", 7, True), "torch.nn.ConvTranspose2d": (4, "bias", 7, True),
+    "torch.nn.ConvTranspose3d": (5, "bias", 7, True),
+    "torch.nn.BatchNorm1d": (1, "affine", 3, True), "torch.nn.BatchNorm2d": (1, "affine", 3, True),
+    "torch.nn.BatchNorm3d": (1, "affine", 3, True), "torch.nn.GroupNorm": (1, "affine", 3, True),
+    "torch.nn.LayerNorm": (1, "elementwise_affine", 2, True),
+    "torch.nn.Embedding": (2, "sparse", 99, False),  # always one weight
+}
+# Layers whose backward reads the values of their weight and not of their bias (tests/test_inplace_activation_saves.py;
+# LayerNorm saves its bias, but only to know it is defined): a `.data` write on the bias changes no gradient.
 SAVES_WEIGHT_NOT_BIAS = frozenset({
     "torch.nn.Linear", "torch.nn.Bilinear", "torch.nn.Conv1d", "torch.nn.Conv2d", "torch.nn.Conv3d",
     "torch.nn.ConvTranspose1d", "torch.nn.ConvTranspose2d", "torch.nn.ConvTranspose3d", "torch.nn.BatchNorm1d",
-    "torch.nn.BatchNorm2d", "torch.nn.BatchNorm3d", "torch.nn.GroupNorm",
+    "torch.nn.BatchNorm2d", "torch.nn.BatchNorm3d", "torch.nn.GroupNorm", "torch.nn.LayerNorm",
 })
 
 # Layers whose output has their input's dtype and device (torch raises on weights of another dtype or device; under
@@ -101,6 +117,8 @@ class Modules:
         positional, keywords = evaluated
         m = self.new_module(scope, q, row, None, node)
         self._take_row(m, q, row)
+        if m.has_params:
+            m.param_attrs = self._param_attrs(q, positional, keywords)
         inplace = keywords.get("inplace")
         pos = INPLACE_MODULE_ARG_POS.get(q)
         if inplace is not None:
@@ -118,6 +136,33 @@ class Modules:
                 if isinstance(value, Literal) and type(value.value) is int:
                     m.attrs[attr] = value
         return m
+
+    def _param_attrs(self, q: str, positional, keywords) -> tuple | None:
+        """The parameters torch registers on layer `q` built with these arguments, in order, with their dimension
+        counts; None when an argument that decides them is not a literal (or `**kwargs` may hold it)."""
+        spec = LAYER_PARAMS.get(q)
+        if spec is None or "**" in keywords:
+            return None
+        weight_ndim, flag, flag_pos, default = spec
+        value = keywords[flag][0] if flag in keywords else (positional[flag_pos] if len(positional) > flag_pos else None)
+        if flag not in keywords and len(positional) <= flag_pos:
+            present = default
+        elif isinstance(value, Literal) and type(value.value) is bool:
+            present = value.value
+        else:
+            return None
+        if q == "torch.nn.LayerNorm":  # weight and bias have normalized_shape: one dimension when it is an int
+            shape = positional[0] if positional else (keywords.get("normalized_shape") or (None,))[0]
+            weight_ndim = 1 if isinstance(shape, Literal) and type(shape.value) is int else None
+            bias = keywords.get("bias")
+            if not present or bias is not None and not (isinstance(bias[0], Literal) and type(bias[0].value) is bool):
+                return () if not present else None
+            return (("weight", weight_ndim),) + ((("bias", weight_ndim),) if bias is None or bias[0].value else ())
+        if q in ("torch.nn.Embedding",):
+            return (("weight", 2),)
+        if flag == "bias":
+            return (("weight", weight_ndim),) + ((("bias", 1),) if present else ())
+        return (("weight", weight_ndim), ("bias", 1)) if present else ()  # affine norms: both or neither
 
     def _take_row(self, m: Module, q: str, row) -> None:
         """What calling torch layer `q` does (op table row): a layer, or a class of this file extending it."""
@@ -255,6 +300,42 @@ class Modules:
                 out.append(self.layer_parameter(scope, group, node, ""))
         return out
 
+    def named_parameters(self, scope, m: Module, node) -> list | None:
+        """`m.named_parameters()` as (name, parameter) pairs when every name is known as torch makes it: torch layers
+        whose constructor proves their parameters, in containers and user classes; None otherwise (a stand-in)."""
+        pairs: list = []
+        seen: set = set()
+
+        def walk(mod: Module, prefix: str) -> bool:
+            if id(mod) in seen:  # torch yields a shared module's parameters once
+                return True
+            seen.add(id(mod))
+            if mod.row is not None:
+                if mod.has_params is False and mod.cls is None:
+                    return True  # nn.ReLU
+                if mod.param_attrs is None or mod.cls is not None:
+                    return False
+                for attr, ndim in mod.param_attrs:
+                    t = self.layer_parameter(scope, mod, node, attr)
+                    t.ndim = ndim
+                    pairs.append(Seq([Literal(prefix + attr), t]))
+                return True
+            if mod.opaque or mod.cls is None and not mod.container or mod.container and mod.children is None:
+                return False
+            for key, value in mod.attrs.items():  # a class's own parameters first, then its submodules (torch)
+                if isinstance(value, Tensor) and value.is_parameter:
+                    pairs.append(Seq([Literal(prefix + key), value]))
+                elif isinstance(value, Seq) and any(isinstance(i, (Module, Tensor)) for i in value.items or [None]):
+                    return False  # a list of layers: plain lists are not registered, nn.ModuleList is a Module
+            if mod.container:
+                keys = mod.keys if mod.keys is not None else [str(i) for i in range(len(mod.children))]
+                children = list(zip(keys, mod.children))
+            else:
+                children = [(k, v) for k, v in mod.attrs.items() if isinstance(v, Module)]
+            return all(walk(child, f"{prefix}{key}.") for key, child in children if isinstance(child, Module))
+
+        return pairs if walk(m, "") else None  # a loop over more than the unroll bound walks their join
+
     def layer_parameter(self, scope, layer: Module, node, attr: str) -> Tensor:
         rg = None if layer.frozen is None else (not layer.frozen)
         name = f"{layer.name}.{attr}" if layer.name and attr else (attr or layer.name)
@@ -280,7 +361,8 @@ class Modules:
         if name == "parameters":
             return ParamsOf(m)
         if name == "named_parameters":
-            return Seq(None, Seq([Literal(""), None]))
+            pairs = self.named_parameters(scope, m, node)
+            return Seq(pairs) if pairs is not None else Seq(None, Seq([Literal(""), None]))
         if name == "named_modules":
             return Seq([Seq([None, sub]) for sub in [m] + self._all_submodules(scope, m)], module_walk=True)
         if name in ("register_full_backward_hook", "register_full_backward_pre_hook"):

@@ -126,7 +126,10 @@ def _after_backward(ctx, problem, save, write, hint):
     if not receiver or not receiver.isidentifier() or \
             fixes.move_after(ctx, write.stmt, write.top or hint, backward_stmt, backward_top, receiver) is None:
         moving = None
-        for node, top, *_ in write.call_chain:  # inner first: the first call written beside the backward
+        enclosing = _enclosing_statement(ctx, write, hint, backward_stmt, backward_top)
+        if enclosing is not None:  # `for name, p in model.named_parameters(): if ...: p.data.mul_(...)`
+            moving, moving_top, names, what = enclosing
+        for node, top, *_ in write.call_chain if moving is None else ():  # inner first: the first call beside it
             stmt, stmt_top = statement_of(ctx, node, top)
             args = getattr(node, "args", ())
             if stmt is None or any(a.star for a in args) or not isinstance(stmt, cst.SimpleStatementLine) \
@@ -153,6 +156,31 @@ def _after_backward(ctx, problem, save, write, hint):
         "with the values it used; if the write was meant to come before the forward, move it there instead)",
         f"把{'这次写入' if what == 'this write' else what}移到第 {line} 行的 `backward()` 之后（不安全：梯度按前向传播"
         "所用的值计算；若写入本应在前向传播之前，请改为移到那里）"), *edits)
+
+
+def _enclosing_statement(ctx, write, hint, backward_stmt, backward_top):
+    """The loop or branch holding the write (`for name, p in ...: if "bias" not in name: p.data.mul_(...)`), written
+    in the backward's block before it: (statement, top, every name it mentions, what to call it), or None."""
+    from ..fixes_order import _parents, _tree_of
+
+    top = write.top or hint
+    tree = _tree_of(ctx, [write.stmt], top)
+    if tree is None:
+        return None
+    parents = _parents(tree)
+    node = parents.get(id(write.stmt))
+    while node is not None and not isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Module)):
+        if isinstance(node, (cst.For, cst.If, cst.While)) and ctx.span(node, top) is not None:
+            span = ctx.span(node, top)
+            kind = {cst.For: "loop", cst.While: "loop", cst.If: "branch"}[type(node)]
+            lines = f"{span.start_line + 1}" + (f"-{span.end_line + 1}" if span.end_line > span.start_line else "")
+            what = ctx.t(f"the {kind} on line{'s' if span.end_line > span.start_line else ''} {lines}",
+                         f"第 {lines} 行的{'循环' if kind == 'loop' else '分支'}")
+            names = sorted({n.value for n in _names(node)})
+            if all(fixes.move_after(ctx, node, top, backward_stmt, backward_top, name) is not None for name in names):
+                return node, top, names, what
+        node = parents.get(id(node))
+    return None
 
 
 def _helper_call_before(ctx, write, hint, use):

@@ -1,0 +1,113 @@
+"""`model.named_parameters()` as torch names them (facts/modules.py `named_parameters`): a loop that filters on the
+name (`if "bias" not in name`, `name.endswith("weight")`, `name == "fc.weight"`) writes exactly the parameters
+torch's loop would. The names are taken from torch itself: for each weight, a program writes only the parameter of
+that name through `.data` between the forward and the backward, and gradguard must report it (GG501: the layer
+saved its weight); a name torch does not have must match nothing. Each program also runs under torch, and GG501
+is expected exactly where the write changes a gradient."""
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+import torch
+
+from gradguard.engine import Engine
+
+MODELS = {
+    "sequential": "nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 4))",
+    "class": "Net()",
+}
+
+CLASSES = textwrap.dedent("""\
+    class Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.norm = nn.LayerNorm(4)
+            self.proj = nn.Linear(4, 4, bias=False)
+
+        def forward(self, x):
+            return self.proj(self.norm(x))
+
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.scale = nn.Parameter(torch.ones(4))
+            self.stem = nn.Linear(4, 4)
+            self.blocks = nn.Sequential(Block(), Block())
+            self.head = nn.Linear(4, 4)
+
+        def forward(self, x):
+            return self.head(self.blocks(self.stem(x) * self.scale))
+    """)
+
+
+def _program(model: str, test: str) -> str:
+    return textwrap.dedent(f"""\
+        import torch
+        import torch.nn as nn
+
+        """) + CLASSES + textwrap.dedent(f"""
+
+        torch.manual_seed(0)
+        model = {model}
+        x = torch.randn(3, 4, requires_grad=True)
+        loss = model(x).pow(2).sum()
+        for name, param in model.named_parameters():
+            if {test}:
+                param.data.mul_(0.5)
+        loss.backward()
+        """)
+
+
+def _torch_names(model: str) -> list[str]:
+    namespace = {"torch": torch, "nn": torch.nn}
+    exec(CLASSES, namespace)
+    return [name for name, _ in eval(model, namespace).named_parameters()]
+
+
+def _codes(text: str) -> list[str]:
+    """gradguard's codes for the program, after checking torch agrees: GG501 exactly when the write changes a
+    gradient (the same program without the write is the reference)."""
+    codes = [f.code for f in Engine(editor=False).check(text, "train.py").findings]
+    assert (codes == ["GG501"]) == (_grads(text) != _grads(text.replace("param.data.mul_(0.5)", "pass")))
+    return codes
+
+
+def _grads(text: str) -> list:
+    namespace: dict = {}
+    exec(compile(text, "train.py", "exec"), namespace)
+    tensors = [namespace["x"], *namespace["model"].parameters()]
+    return [t.grad.tolist() if t.grad is not None else None for t in tensors]
+
+
+@pytest.mark.parametrize("model", ["sequential", "class"])
+def test_each_weight_torch_names_is_the_one_the_loop_writes(model):
+    names = _torch_names(MODELS[model])
+    weights = [n for n in names if n.endswith("weight") and "norm" not in n]
+    assert weights
+    for name in weights:
+        assert _codes(_program(MODELS[model], f"name == {name!r}")) == ["GG501"], name
+
+
+@pytest.mark.parametrize("model", ["sequential", "class"])
+def test_a_name_torch_does_not_have_matches_nothing(model):
+    assert "proj.bias" not in _torch_names(MODELS[model])  # bias=False registers no bias
+    for name in ("weight", "0.weight.x", "blocks.0.proj.bias", "stem"):
+        assert name not in _torch_names(MODELS[model])
+        assert _codes(_program(MODELS[model], f"name == {name!r}")) == [], name
+
+
+def test_biases_only_is_silent_and_weights_only_is_reported():
+    model = MODELS["class"]
+    assert _codes(_program(model, '"bias" in name')) == []
+    assert _codes(_program(model, 'name.endswith(("bias",))')) == []
+    assert _codes(_program(model, 'name.endswith("norm.weight")')) == ["GG501"]  # LayerNorm reads its weight
+    assert _codes(_program(model, 'name == "scale"')) == ["GG501"]  # `* self.scale` saved it
+    assert _codes(_program(model, '"bias" not in name and "norm" not in name')) == ["GG501"]
+    assert _codes(_program(model, "param.dim() > 1")) == ["GG501"]
+    assert _codes(_program(model, "param.ndim == 1")) == ["GG501"]  # the scale and the LayerNorm weights
+    assert _codes(_program(MODELS["sequential"], "param.ndim == 1")) == []  # the biases
+    assert _codes(_program(MODELS["sequential"], "param.dim() == 2")) == ["GG501"]
+
+
