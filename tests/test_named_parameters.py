@@ -111,3 +111,12 @@ def test_biases_only_is_silent_and_weights_only_is_reported():
     assert _codes(_program(MODELS["sequential"], "param.dim() == 2")) == ["GG501"]
 
 
+
+
+@pytest.mark.parametrize("test,expected", [("param.dim() > 1", ["GG501"]), ("param.dim() == 1", [])])
+def test_a_parameters_loop_visits_each_parameter_when_torch_names_are_known(test, expected):
+    """`for p in model.parameters(): if p.dim() > 1:` (weight-only constraints): each parameter on its own."""
+    program = _program(MODELS["sequential"], test).replace(
+        "for name, param in model.named_parameters():", "for param in model.parameters():")
+    assert "model.parameters()" in program
+    assert _codes(program) == expected

@@ -590,7 +590,11 @@ class Expressions:
             # within them, and interpreting every block of every model multiplied the cost of library code
             return list(iterable.children[:scope.a.max_layer_unroll])
         if isinstance(iterable, ParamsOf):
-            tensors = scope.modules.param_tensors(scope, iterable.module, None)
+            # each parameter on its own when torch's names are known (`if p.dim() > 1:` then picks the weights),
+            # else one stand-in per layer
+            pairs = scope.modules.named_parameters(scope, iterable.module, None)
+            tensors = [p.items[1] for p in pairs] if pairs is not None and len(pairs) <= limit else \
+                scope.modules.param_tensors(scope, iterable.module, None)
             return tensors if len(tensors) <= limit else None
         if isinstance(iterable, DictVal) and iterable.items is not None and len(iterable.items) <= limit:
             return [Literal(k) for k in iterable.items]

@@ -318,6 +318,7 @@ class Modules:
                 for attr, ndim in mod.param_attrs:
                     t = self.layer_parameter(scope, mod, node, attr)
                     t.ndim = ndim
+                    t.name = ""  # named by the loop variable that takes it (`for p in ...`: `p`, as the code says)
                     pairs.append(Seq([Literal(prefix + attr), t]))
                 return True
             if mod.opaque or mod.cls is None and not mod.container or mod.container and mod.children is None:
