@@ -53,13 +53,19 @@ def check(ctx):
         fix = make_fix("safe", ctx.t(f"Read a copy: {cloned[1]}", f"读取副本：{cloned[1]}"), *cloned[0]) if cloned else None
         s_line = ctx.line(save.node, save.top or hint)
         target = f"`{write.target_name}`" if write.target_name else ctx.t("this tensor", "这个张量")
+        arm_en = arm_zh = ""
+        if save.read_at is not None:  # saved as one arm of `a if c else b`: on the runs that take it
+            a_line, arm = ctx.line(*save.read_at), ctx.code(save.read_at[0])
+            arm_en, arm_zh = f" when line {a_line} takes `{arm}`", f"（当第 {a_line} 行取 `{arm}` 时）"
         message = ctx.t(
             f"This index write bumps the version counter of {target}, whose element was read by `{save.op}` on line {s_line} "
-            f"and saved for backward; {use_phrase(ctx, problem)} will fail. Read it with `.clone()`.",
-            f"这次下标写入让 {target} 的版本计数器加一，而它的元素在第 {s_line} 行被 `{save.op}` 读取并保存用于反向传播；"
+            f"and saved for backward{arm_en}; {use_phrase(ctx, problem)} will fail. Read it with `.clone()`.",
+            f"这次下标写入让 {target} 的版本计数器加一，而它的元素在第 {s_line} 行被 `{save.op}` 读取并保存用于反向传播{arm_zh}；"
             f"{use_phrase(ctx, problem)}会失败。请用 `.clone()` 读取。")
         related = [ctx.related(save.node, save.top or hint, ctx.t(f"element read and saved by `{save.op}` here",
                                                                   f"元素在这里被 `{save.op}` 读取并保存"))]
+        if save.read_at is not None:
+            related.append(ctx.related(*save.read_at, ctx.t("the arm that reads it", "读取它的分支")))
         if problem.use is not None:
             related.append(ctx.related(problem.use, hint, ctx.t("backward fails here", "反向传播在这里失败")))
         f = ctx.finding(RULE, write.stmt, write.top or hint, message, related=related, fix=fix,
