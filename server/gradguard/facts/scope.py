@@ -596,7 +596,10 @@ class Scope:
             if all(v is first for v in values):
                 env[name] = first
             else:
-                env[name] = self.expressions.join_values(self, values)
+                joined = env[name] = self.expressions.join_values(self, values)
+                if isinstance(joined, Tensor) and len(values) == 2 and all(isinstance(v, Tensor) for v in values):
+                    # `if c: x = a` / `else: x = b`: a save of `x` watches both arms' counters (as `a if c else b`)
+                    joined.alternatives, joined.alternatives_top = tuple(values), self.top
                 self.params.discard(name)
 
     def run_with(self, stmt: cst.With) -> None:

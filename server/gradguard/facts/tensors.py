@@ -352,8 +352,8 @@ class Tensors:
                                  if isinstance(alt, Tensor) and alt.counter is not t.counter)
             for alt_save, alt in zip(s.alternates, [a for a in t.alternatives
                                                     if isinstance(a, Tensor) and a.counter is not t.counter]):
-                if alt.origin is not None:
-                    alt_save.read_at = (alt.origin, t.alternatives_top)
+                if alt.origin is not None and alt.view_kind == "index" and type(alt.origin) is cst.Subscript:
+                    alt_save.read_at = (alt.origin, t.alternatives_top)  # `outputs[t]`: read a copy there
         return s
 
     def forward_site(self, scope, s: Save):
