@@ -220,6 +220,9 @@ class SummaryStore:
     # ---- plain calls of this file's functions -------------------------------
     def call_key(self, scope, fn, positional, keywords):
         """The call context of a same-file function (not a method) called with plain values, or None."""
+        for v in positional:  # the common refusal without raising (a training step's model, batch, optimizer)
+            if type(v) in _HOLDERS:
+                return None
         a = scope.a
         try:
             args = tuple(_plain_key(v) for v in positional)
@@ -331,6 +334,9 @@ def _iterations(scope) -> tuple:
 
 
 _IMMUTABLE = (Literal, Number, QualRef, ClassRef, str, int, float, bool, type(None), type(UNBOUND))
+
+
+_HOLDERS = (Tensor, Module, Instance, DictVal, ParamsOf)  # values a plain key never takes
 
 
 def _is_mutable(value) -> bool:
