@@ -124,77 +124,34 @@ class SummaryStore:
     # ---- constructors -------------------------------------------------------
     def key(self, scope, init: cst.FunctionDef, info, positional, keywords):
         """The call context of `info(...)` running `init`, or None when the arguments are not plain values."""
-        a = scope.a
-        try:
-            args = tuple(_plain_key(v) for v in positional)
-            kwargs = tuple(sorted((name, _plain_key(v[0] if isinstance(v, tuple) else v))
-                                  for name, v in keywords.items()))
-        except _NotSummarisable:
-            return None
-        loops = tuple(id(f.node) for f in scope.loops)
-        return (id(init), id(info), args, kwargs, scope.grad, id(scope.inference), scope.guarded,
-                scope.option_condition, scope.depth, tuple(map(id, scope.stack)), loops, len(scope.path),
-                a.silent, id(scope.globals_scope))
+        arguments = _arguments(positional, keywords)
+        return None if arguments is None else (id(init), id(info), *arguments, *_context(scope))
 
     def replay(self, scope, key, node):
         """A copy of the summarised instance for this call, or None when there is no usable summary."""
         summary = self._summaries.get(key)
-        if summary is None:
+        copied = self._copy(scope, summary, keep_dtype=False) if summary is not None else None
+        if copied is None:
             return None
-        a = scope.a
-        if a.steps + summary.steps > a.max_steps // 2 or a.calls + summary.calls >= a.max_calls:
-            return None  # the full run would meet the budget: let it
-        for env, name, value in summary.global_reads:
-            if env.get(name, UNBOUND) is not value:
-                return None
-        copier = _Copier(summary.base_path, summary.base_iterations, scope.path, _iterations(scope))
-        try:
-            obj = copier.value(summary.template)
-        except _NotSummarisable:
-            return None
+        copier, obj = copied
         obj.ctor, obj.top = node, scope.top
         if obj.inference_call is not None:
             obj.inference_top = scope.top
-        a.steps += summary.steps
-        a.calls += summary.calls
-        if a.deps is not None:
-            a.deps.update(summary.deps)
-        for rec in self._recordings:
-            rec.global_reads.extend(summary.global_reads)
+        self._charge(scope, summary, copier)
         assigned = scope.run.assigned_in_loop
-        for values, node_id, template_tensor in summary.shown:
-            getattr(scope.facts, values)[node_id] = copier.memo[id(template_tensor)]
         for template_obj, attr, entry in summary.loop_assignments:
             copy = copier.memo[id(template_obj)]
             assigned[(id(copy), attr)] = entry + (copy,)
             self.note_loop_assignment((id(copy), attr), copy)
-        self.hits += 1
         return obj
 
     def run(self, scope, key, node, build):
         """Run `build()` (the constructor) and record its summary when the run allows it."""
-        a, run, facts = scope.a, scope.run, scope.facts
-        before = (len(facts.problems), len(facts.saves), len(facts.option_conditions), len(facts.list_item_targets),
-                  len(run.created), len(run.unknown_grad_problems), len(run.carries), len(run.pending),
-                  run.saw_backward, run.loop_backward)
-        steps, calls = a.steps, a.calls
-        deps = set(a.deps) if a.deps is not None else None
-        rec = _Recording()
-        self._recordings.append(rec)
-        try:
-            obj = build()
-        finally:
-            self._recordings.pop()
-        self.runs += 1
-        after = (len(facts.problems), len(facts.saves), len(facts.option_conditions), len(facts.list_item_targets),
-                 len(run.created), len(run.unknown_grad_problems), len(run.carries), len(run.pending),
-                 run.saw_backward, run.loop_backward)
-        if rec.refused or before != after or type(obj) is not Module or obj.ctor is not node:
+        obj, rec, start = self._record(scope, build, frozenset())
+        if not self._clean(scope, rec, start) or type(obj) is not Module or obj.ctor is not node:
             self._refuse_outer()
             return obj
-        if a.steps > a.max_steps // 2 or a.calls >= a.max_calls:
-            self._refuse_outer()
-            return obj
+        run = scope.run
         copier = _Copier(scope.path, _iterations(scope), scope.path, _iterations(scope))
         try:
             template = copier.value(obj)
@@ -206,15 +163,12 @@ class SummaryStore:
                 if id(owner) not in copier.memo:
                     raise _NotSummarisable
                 loop_assignments.append((copier.memo[id(owner)], entry_key[1], entry[:5]))
-            memo = copier.memo
-            shown = tuple((values, node_id, memo[id(t)]) for values in ("name_values", "expr_values")
-                          for node_id, t in getattr(facts, values).items() if id(t) in memo)
         except _NotSummarisable:
             self._refuse_outer()
             return obj
         self._summaries[key] = ConstructorSummary(
-            template, scope.path, _iterations(scope), a.steps - steps, a.calls - calls, tuple(rec.global_reads),
-            tuple(a.deps - deps) if deps is not None else (), tuple(loop_assignments), shown)
+            template, scope.path, _iterations(scope), *self._spent(scope, rec, start), tuple(loop_assignments),
+            _shown(scope.facts, copier.memo))
         return obj
 
     # ---- plain calls of this file's functions -------------------------------
@@ -223,35 +177,86 @@ class SummaryStore:
         for v in positional:  # the common refusal without raising (a training step's model, batch, optimizer)
             if type(v) in _HOLDERS:
                 return None
-        a = scope.a
-        try:
-            args = tuple(_plain_key(v) for v in positional)
-            kwargs = tuple(sorted((name, _plain_key(v[0] if isinstance(v, tuple) else v))
-                                  for name, v in keywords.items()))
-        except _NotSummarisable:
-            return None
-        loops = tuple(id(f.node) for f in scope.loops)
-        # the closure's scope is in the key and pinned by the summary (`_enclosing_of`), so its id is not reused
-        return ("call", id(fn.node), id(fn.enclosing), args, kwargs, scope.grad, id(scope.inference), scope.guarded,
-                scope.option_condition, scope.depth, tuple(map(id, scope.stack)), loops, len(scope.path), a.silent,
-                id(scope.globals_scope), scope.run.defaults_changed, scope.run.autocast_seen)
+        arguments = _arguments(positional, keywords)
+        # the closure's scope is in the key and pinned by the summary (`CallSummary.enclosing`), so its id is not
+        # reused; so are default-dtype and autocast changes, which decide the proven dtypes a copy keeps
+        return None if arguments is None else ("call", id(fn.node), id(fn.enclosing), *arguments, *_context(scope),
+                                               scope.run.defaults_changed, scope.run.autocast_seen)
 
     def replay_call(self, scope, key):
         """(True, a copy of the summarised call's result) or (False, None) when there is no usable summary."""
         summary = self._summaries.get(key)
-        if summary is None:
+        copied = self._copy(scope, summary, keep_dtype=True) if summary is not None else None
+        if copied is None:
             return False, None
+        self._charge(scope, summary, copied[0])
+        return True, copied[1]
+
+    def run_call(self, scope, key, fn, call):
+        """Run `call()` (the function's body) and record its summary when the run allows it: the run recorded no
+        event and changed nothing outside it, and its result is a value a copy makes faithfully."""
+        envs, enclosing = set(), fn.enclosing
+        while enclosing is not None and enclosing.kind != "module":
+            envs.add(id(enclosing.env))
+            enclosing = enclosing.enclosing
+        result, rec, start = self._record(scope, call, frozenset(envs))
+        if not self._clean(scope, rec, start) or rec.loop_assignments:
+            self._refuse_outer()
+            return result
+        copier = _Copier(scope.path, _iterations(scope), scope.path, _iterations(scope), keep_dtype=True)
+        try:
+            template = copier.value(result)
+        except _NotSummarisable:
+            self._refuse_outer()
+            return result
+        self._summaries[key] = CallSummary(template, scope.path, _iterations(scope), *self._spent(scope, rec, start),
+                                           _shown(scope.facts, copier.memo), fn.enclosing)
+        return result
+
+    # ---- what both kinds share ----------------------------------------------
+    def _record(self, scope, run, enclosing_envs: frozenset):
+        """Run `run()` while recording what it reads: (its result, the recording, the state it started from)."""
+        a = scope.a
+        start = (_events(scope.facts, scope.run), a.steps, a.calls, set(a.deps) if a.deps is not None else None)
+        rec = _Recording(enclosing_envs)
+        self._recordings.append(rec)
+        try:
+            result = run()
+        finally:
+            self._recordings.pop()
+        self.runs += 1
+        return result, rec, start
+
+    def _clean(self, scope, rec, start) -> bool:
+        """The recorded run may be replayed: it read nothing it must not, recorded no event, stayed in the budget."""
+        a = scope.a
+        return not rec.refused and start[0] == _events(scope.facts, scope.run) \
+            and a.steps <= a.max_steps // 2 and a.calls < a.max_calls
+
+    def _spent(self, scope, rec, start) -> tuple:
+        """(steps, calls, outside reads, blocks touched) of a recorded run."""
+        a = scope.a
+        _, steps, calls, deps = start
+        return (a.steps - steps, a.calls - calls, tuple(rec.global_reads),
+                tuple(a.deps - deps) if deps is not None else ())
+
+    def _copy(self, scope, summary, keep_dtype: bool):
+        """(copier, copy of the template) when replaying `summary` here is what running would do, else None."""
         a = scope.a
         if a.steps + summary.steps > a.max_steps // 2 or a.calls + summary.calls >= a.max_calls:
-            return False, None
+            return None  # the full run would meet the budget: let it
         for env, name, value in summary.global_reads:
             if env.get(name, UNBOUND) is not value:
-                return False, None
-        copier = _Copier(summary.base_path, summary.base_iterations, scope.path, _iterations(scope), keep_dtype=True)
+                return None
+        copier = _Copier(summary.base_path, summary.base_iterations, scope.path, _iterations(scope), keep_dtype)
         try:
-            result = copier.value(summary.template)
+            return copier, copier.value(summary.template)
         except _NotSummarisable:
-            return False, None
+            return None
+
+    def _charge(self, scope, summary, copier) -> None:
+        """A replay costs the budget the run cost, reads what it read, and shows hover its copies."""
+        a = scope.a
         a.steps += summary.steps
         a.calls += summary.calls
         if a.deps is not None:
@@ -261,43 +266,6 @@ class SummaryStore:
         for values, node_id, template_value in summary.shown:
             getattr(scope.facts, values)[node_id] = copier.memo[id(template_value)]
         self.hits += 1
-        return True, result
-
-    def run_call(self, scope, key, fn, call):
-        """Run `call()` (the function's body) and record its summary when the run allows it: the run recorded no
-        event and changed nothing outside it, and its result is a value a copy makes faithfully."""
-        a, run, facts = scope.a, scope.run, scope.facts
-        before = _events(facts, run)
-        steps, calls = a.steps, a.calls
-        deps = set(a.deps) if a.deps is not None else None
-        envs, enclosing = set(), fn.enclosing
-        while enclosing is not None and enclosing.kind != "module":
-            envs.add(id(enclosing.env))
-            enclosing = enclosing.enclosing
-        rec = _Recording(frozenset(envs))
-        self._recordings.append(rec)
-        try:
-            result = call()
-        finally:
-            self._recordings.pop()
-        self.runs += 1
-        if rec.refused or rec.loop_assignments or before != _events(facts, run) \
-                or a.steps > a.max_steps // 2 or a.calls >= a.max_calls:
-            self._refuse_outer()
-            return result
-        copier = _Copier(scope.path, _iterations(scope), scope.path, _iterations(scope), keep_dtype=True)
-        try:
-            template = copier.value(result)
-        except _NotSummarisable:
-            self._refuse_outer()
-            return result
-        memo = copier.memo
-        shown = tuple((values, node_id, memo[id(v)]) for values in ("name_values", "expr_values")
-                      for node_id, v in getattr(facts, values).items() if id(v) in memo)
-        self._summaries[key] = CallSummary(template, scope.path, _iterations(scope), a.steps - steps, a.calls - calls,
-                                           tuple(rec.global_reads), tuple(a.deps - deps) if deps is not None else (),
-                                           shown, fn.enclosing)
-        return result
 
     def _refuse_outer(self) -> None:
         """A run that cannot be summarised makes the runs holding it unsummarisable too (its effects are theirs)."""
@@ -327,6 +295,28 @@ def _events(facts, run) -> tuple:
     return (len(facts.problems), len(facts.saves), len(facts.option_conditions), len(facts.list_item_targets),
             len(run.created), len(run.unknown_grad_problems), len(run.carries), len(run.pending), run.saw_backward,
             run.loop_backward, run.defaults_changed, run.autocast_seen)
+
+
+def _arguments(positional, keywords) -> tuple | None:
+    """(positional keys, sorted keyword keys) of plain arguments; None when one is not plain."""
+    try:
+        return (tuple(_plain_key(v) for v in positional),
+                tuple(sorted((name, _plain_key(v[0] if isinstance(v, tuple) else v)) for name, v in keywords.items())))
+    except _NotSummarisable:
+        return None
+
+
+def _context(scope) -> tuple:
+    """The call context a summary is keyed by besides the function and its arguments."""
+    return (scope.grad, id(scope.inference), scope.guarded, scope.option_condition, scope.depth,
+            tuple(map(id, scope.stack)), tuple(id(f.node) for f in scope.loops), len(scope.path), scope.a.silent,
+            id(scope.globals_scope))
+
+
+def _shown(facts, memo) -> tuple:
+    """What hover shows of the copied values: (Facts dict, id(node), template value)."""
+    return tuple((values, node_id, memo[id(v)]) for values in ("name_values", "expr_values")
+                 for node_id, v in getattr(facts, values).items() if id(v) in memo)
 
 
 def _iterations(scope) -> tuple:
