@@ -42,11 +42,13 @@ RULE = Rule(
               "purpose). The saving op keeps its values, and the write is recorded in the graph, so backward returns "
               "the gradient of the values the program goes on to use. Other references to the old `y` no longer see "
               "the write. Not offered for parameters and other leaves (re-binding them would detach them from their "
-              "module): move such a write after `backward()` (or before the forward) instead. Replacing `.data` with "
-              "`.detach()` alone turns the silent error into a loud one (GG201).",
+              "module): such a write (or the loop or branch holding it, as in a weight-only max-norm over "
+              "`named_parameters()`) is moved after `backward()` (or belongs before the forward) instead. "
+              "Replacing `.data` with `.detach()` alone turns the silent error into a loud one (GG201).",
         "zh": "`y.data.mul_(0.9)` 改为 `y = y.clone()` 再 `y.mul_(0.9)`（不安全修复：梯度会改变，这正是目的）。保存它的运算保留原值，"
               "写入被记录到计算图中，所以反向传播返回程序之后所用值的梯度。其他指向旧 `y` 的引用不再看到这次写入。"
-              "对参数和其他叶子张量不提供此修复（重新绑定会使它们脱离模块）：请把这类写入移到 `backward()` 之后（或前向之前）。"
+              "对参数和其他叶子张量不提供此修复（重新绑定会使它们脱离模块）：这类写入（或包含它的循环、分支，例如遍历 "
+              "`named_parameters()` 只约束权重的最大范数）会被移到 `backward()` 之后（或本应在前向之前）。"
               "只把 `.data` 换成 `.detach()` 会把静默错误变成显式报错（GG201）。",
     },
     runtime_error="",
