@@ -120,3 +120,36 @@ def test_a_parameters_loop_visits_each_parameter_when_torch_names_are_known(test
         "for name, param in model.named_parameters():", "for param in model.parameters():")
     assert "model.parameters()" in program
     assert _codes(program) == expected
+
+
+LAYERS = [
+    ("Linear", (4, 3), {}), ("Linear", (4, 3, False), {}), ("Linear", (4, 3), {"bias": False}),
+    ("Conv1d", (2, 3, 3), {}), ("Conv2d", (2, 3, 3, 1, 0, 1, 1, False), {}), ("Conv3d", (2, 3, 3), {"bias": False}),
+    ("ConvTranspose1d", (2, 3, 3), {}), ("ConvTranspose2d", (2, 3, 3, 1, 0, 0, 1, False), {}),
+    ("ConvTranspose3d", (2, 3, 3), {}),
+    ("BatchNorm1d", (4,), {}), ("BatchNorm2d", (4, 1e-5, 0.1, False), {}), ("BatchNorm3d", (4,), {"affine": False}),
+    ("GroupNorm", (2, 4), {}), ("GroupNorm", (2, 4, 1e-5, False), {}),
+    ("LayerNorm", (4,), {}), ("LayerNorm", (4, 1e-5, False), {}), ("LayerNorm", (4,), {"bias": False}),
+    ("LayerNorm", (4, 1e-5, True, False), {}),
+    ("LayerNorm", ((2, 4),), {}), ("Embedding", (10, 4), {}),
+]
+
+
+@pytest.mark.parametrize("kind,args,kwargs", LAYERS, ids=[f"{k}{a}{w}" for k, a, w in LAYERS])
+def test_the_layer_table_registers_what_torch_registers(kind, args, kwargs):
+    """facts/modules.py LAYER_PARAMS against torch 2.13: which parameters, in which order, with how many dimensions
+    (None where the analysis does not claim it: a LayerNorm over a tuple shape)."""
+    from gradguard.facts.model import Literal
+    from gradguard.facts.modules import layer_param_attrs
+
+    layer = getattr(torch.nn, kind)(*args, **kwargs)
+    expected = [(name, p.dim()) for name, p in layer.named_parameters()]
+    to_value = lambda v: Literal(v) if not isinstance(v, tuple) else None  # noqa: E731 (a tuple shape: unknown)
+    claimed = layer_param_attrs(f"torch.nn.{kind}", [to_value(a) for a in args],
+                                {k: (to_value(v),) for k, v in kwargs.items()})
+    assert claimed is not None
+    assert [name for name, _ in claimed] == [name for name, _ in expected]
+    for (_, ndim), (_, real) in zip(claimed, expected):
+        assert ndim in (None, real)
+    if kind != "LayerNorm" or not isinstance(args[0], tuple):
+        assert [ndim for _, ndim in claimed] == [real for _, real in expected]

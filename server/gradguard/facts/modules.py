@@ -53,12 +53,19 @@ RNN_KINDS = ("torch.nn.RNN", "torch.nn.LSTM", "torch.nn.GRU")
 # Layers that hold parameters their forward does not save (the op table's `params` is "saves its weights"):
 # writes into `emb.weight` are leaf writes all the same. Checked under torch by tests/test_inplace_activation_saves.py.
 PARAMS_NOT_SAVED = frozenset({"torch.nn.Embedding"})
-# Layers whose forward saves their weight and not their bias (probed on torch 2.13 with saved-tensor hooks, and a
-# `.data` write on the bias between forward and backward leaves every gradient unchanged):
+# Layers whose backward reads the values of their weight and not of their bias (probed on torch 2.13 with
+# saved-tensor hooks, and a `.data` write on the bias between forward and backward leaves every gradient unchanged;
+# LayerNorm saves its bias too, but only to know it is defined):
 # tests/test_inplace_activation_saves.py re-runs the probe.
+SAVES_WEIGHT_NOT_BIAS = frozenset({
+    "torch.nn.Linear", "torch.nn.Bilinear", "torch.nn.Conv1d", "torch.nn.Conv2d", "torch.nn.Conv3d",
+    "torch.nn.ConvTranspose1d", "torch.nn.ConvTranspose2d", "torch.nn.ConvTranspose3d", "torch.nn.BatchNorm1d",
+    "torch.nn.BatchNorm2d", "torch.nn.BatchNorm3d", "torch.nn.GroupNorm", "torch.nn.LayerNorm",
+})
 # Layers whose parameters `named_parameters()` can name: kind -> (the weight's dimension count, the argument that
 # decides whether parameters exist, its position, its default). Linear/convs: `bias` decides the bias; norms:
-# `affine` (`elementwise_affine`) decides both. Positions as in torch 2.13's signatures.
+# `affine` (`elementwise_affine`) decides both. Positions as in torch 2.13's signatures (tests/test_named_parameters.py
+# builds each layer under torch and compares).
 LAYER_PARAMS = {
     "torch.nn.Linear": (2, "bias", 2, True),
     "torch.nn.Conv1d": (3, "bias", 7, True), "torch.nn.Conv2d": (4, "bias", 7, True),
@@ -68,15 +75,37 @@ LAYER_PARAMS = {
     "torch.nn.BatchNorm1d": (1, "affine", 3, True), "torch.nn.BatchNorm2d": (1, "affine", 3, True),
     "torch.nn.BatchNorm3d": (1, "affine", 3, True), "torch.nn.GroupNorm": (1, "affine", 3, True),
     "torch.nn.LayerNorm": (1, "elementwise_affine", 2, True),
-    "torch.nn.Embedding": (2, "sparse", 99, False),  # always one weight
+    "torch.nn.Embedding": (2, None, 0, True),  # always one weight
 }
-# Layers whose backward reads the values of their weight and not of their bias (tests/test_inplace_activation_saves.py;
-# LayerNorm saves its bias, but only to know it is defined): a `.data` write on the bias changes no gradient.
-SAVES_WEIGHT_NOT_BIAS = frozenset({
-    "torch.nn.Linear", "torch.nn.Bilinear", "torch.nn.Conv1d", "torch.nn.Conv2d", "torch.nn.Conv3d",
-    "torch.nn.ConvTranspose1d", "torch.nn.ConvTranspose2d", "torch.nn.ConvTranspose3d", "torch.nn.BatchNorm1d",
-    "torch.nn.BatchNorm2d", "torch.nn.BatchNorm3d", "torch.nn.GroupNorm", "torch.nn.LayerNorm",
-})
+
+
+def layer_param_attrs(q: str, positional, keywords) -> tuple | None:
+    """The parameters torch registers on layer `q` built with these arguments, in order, with their dimension
+    counts; None when an argument that decides them is not a literal (or `**kwargs` may hold it)."""
+    spec = LAYER_PARAMS.get(q)
+    if spec is None or "**" in keywords:
+        return None
+    weight_ndim, flag, flag_pos, default = spec
+    if flag is None:
+        return (("weight", weight_ndim),)
+    value = keywords[flag][0] if flag in keywords else (positional[flag_pos] if len(positional) > flag_pos else None)
+    if flag not in keywords and len(positional) <= flag_pos:
+        present = default
+    elif isinstance(value, Literal) and type(value.value) is bool:
+        present = value.value
+    else:
+        return None
+    if q == "torch.nn.LayerNorm":  # weight and bias have normalized_shape: one dimension when it is an int
+        shape = positional[0] if positional else (keywords.get("normalized_shape") or (None,))[0]
+        weight_ndim = 1 if isinstance(shape, Literal) and type(shape.value) is int else None
+        bias = keywords.get("bias") or ((positional[3],) if len(positional) > 3 else None)
+        if not present or bias is not None and not (isinstance(bias[0], Literal) and type(bias[0].value) is bool):
+            return () if not present else None
+        return (("weight", weight_ndim),) + ((("bias", weight_ndim),) if bias is None or bias[0].value else ())
+    if flag == "bias":
+        return (("weight", weight_ndim),) + ((("bias", 1),) if present else ())
+    return (("weight", weight_ndim), ("bias", 1)) if present else ()  # affine norms: both or neither
+
 
 # Layers whose output has their input's dtype and device (torch raises on weights of another dtype or device; under
 # autocast the dtype changes, which the caller rules out). Checked under torch by tests/test_dtype_aliases.py.
@@ -118,7 +147,7 @@ class Modules:
         m = self.new_module(scope, q, row, None, node)
         self._take_row(m, q, row)
         if m.has_params:
-            m.param_attrs = self._param_attrs(q, positional, keywords)
+            m.param_attrs = layer_param_attrs(q, positional, keywords)
         inplace = keywords.get("inplace")
         pos = INPLACE_MODULE_ARG_POS.get(q)
         if inplace is not None:
@@ -136,33 +165,6 @@ class Modules:
                 if isinstance(value, Literal) and type(value.value) is int:
                     m.attrs[attr] = value
         return m
-
-    def _param_attrs(self, q: str, positional, keywords) -> tuple | None:
-        """The parameters torch registers on layer `q` built with these arguments, in order, with their dimension
-        counts; None when an argument that decides them is not a literal (or `**kwargs` may hold it)."""
-        spec = LAYER_PARAMS.get(q)
-        if spec is None or "**" in keywords:
-            return None
-        weight_ndim, flag, flag_pos, default = spec
-        value = keywords[flag][0] if flag in keywords else (positional[flag_pos] if len(positional) > flag_pos else None)
-        if flag not in keywords and len(positional) <= flag_pos:
-            present = default
-        elif isinstance(value, Literal) and type(value.value) is bool:
-            present = value.value
-        else:
-            return None
-        if q == "torch.nn.LayerNorm":  # weight and bias have normalized_shape: one dimension when it is an int
-            shape = positional[0] if positional else (keywords.get("normalized_shape") or (None,))[0]
-            weight_ndim = 1 if isinstance(shape, Literal) and type(shape.value) is int else None
-            bias = keywords.get("bias")
-            if not present or bias is not None and not (isinstance(bias[0], Literal) and type(bias[0].value) is bool):
-                return () if not present else None
-            return (("weight", weight_ndim),) + ((("bias", weight_ndim),) if bias is None or bias[0].value else ())
-        if q in ("torch.nn.Embedding",):
-            return (("weight", 2),)
-        if flag == "bias":
-            return (("weight", weight_ndim),) + ((("bias", 1),) if present else ())
-        return (("weight", weight_ndim), ("bias", 1)) if present else ()  # affine norms: both or neither
 
     def _take_row(self, m: Module, q: str, row) -> None:
         """What calling torch layer `q` does (op table row): a layer, or a class of this file extending it."""
