@@ -18,6 +18,7 @@ from .expressions import Range
 from .modules import MODULE_API, SAME_DTYPE_LAYERS
 from .names import dotted
 from .model import (
+    dimensions,
     is_none,
     truth,
     Number,
@@ -1137,11 +1138,8 @@ class Calls:
                 return Seq([Literal(n) for n in t.shape])
             if name == "size" and type(node) is cst.Call and not node.args:
                 return Seq(None, Number(), sizes_of=t)  # `n, c, h, w = x.size()` names its dimensions
-            if name == "dim" and not (type(node) is cst.Call and node.args):
-                if t.shape is not None:
-                    return Literal(len(t.shape))
-                if t.ndim is not None:
-                    return Literal(t.ndim)
+            if name == "dim" and not (type(node) is cst.Call and node.args) and dimensions(t) is not None:
+                return Literal(dimensions(t))
             return Number() if name in ("dim", "numel", "size") else (Number(False) if name == "item" else None)
         if name in FRESH_METHODS:
             self.args_of(scope, node)

@@ -10,6 +10,7 @@ import dataclasses
 import libcst as cst
 
 from .model import (
+    dimensions,
     is_none,
     truth,
     GRAD_OFF,
@@ -210,8 +211,8 @@ class Expressions:
             if attr == "shape":
                 return Seq([Literal(n) for n in base.shape]) if base.shape is not None else \
                     Seq(None, Number(), sizes_of=base)
-            if attr == "ndim" and (base.shape is not None or base.ndim is not None):
-                return Literal(len(base.shape) if base.shape is not None else base.ndim)
+            if attr == "ndim" and dimensions(base) is not None:
+                return Literal(dimensions(base))
             if attr in ("requires_grad", "is_leaf"):
                 flag = base.requires_grad if attr == "requires_grad" else base.is_leaf
                 return Literal(flag) if flag is not None else None

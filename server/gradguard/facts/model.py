@@ -357,6 +357,11 @@ class Problem:
 
 
 # ---- what a value says about itself ----------------------------------------
+def dimensions(t: Tensor) -> int | None:
+    """How many dimensions `t` has, when proven: from its literal shape, or its dimension count alone."""
+    return len(t.shape) if t.shape is not None else t.ndim
+
+
 def truth(value) -> bool | None:
     """Python truthiness when the value makes it plain; None when it depends on data."""
     if isinstance(value, Literal):

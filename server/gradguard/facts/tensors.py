@@ -348,12 +348,11 @@ class Tensors:
                  loop_passes=tuple((f.node, f.start_seq, f.iteration) for f in scope.loops))
         scope.facts.saves.append(s)
         if t.alternatives:
-            s.alternates = tuple(self.save(scope, alt, op, node, what) for alt in t.alternatives
-                                 if isinstance(alt, Tensor) and alt.counter is not t.counter)
-            for alt_save, alt in zip(s.alternates, [a for a in t.alternatives
-                                                    if isinstance(a, Tensor) and a.counter is not t.counter]):
-                if alt.origin is not None and alt.view_kind == "index" and type(alt.origin) is cst.Subscript:
-                    alt_save.read_at = (alt.origin, t.alternatives_top)  # `outputs[t]`: read a copy there
+            arms = [a for a in t.alternatives if isinstance(a, Tensor) and a.counter is not t.counter]
+            s.alternates = tuple(self.save(scope, arm, op, node, what) for arm in arms)
+            for arm_save, arm in zip(s.alternates, arms):
+                if arm.view_kind == "index" and type(arm.origin) is cst.Subscript:
+                    arm_save.read_at = (arm.origin, t.alternatives_top)  # `outputs[t]`: read a copy there
         return s
 
     def forward_site(self, scope, s: Save):

@@ -179,8 +179,9 @@ def _fix(ctx, group):
     elif problem.detail.get("freed_by") is problem.use:
         # nothing updates what that graph saved: keeping it is sound; otherwise each iteration rebuilds it, unless
         # the loop already runs that forward on the same inputs (the value before the loop is a snapshot)
-        snapshot = detach_snapshot_in_loop(ctx, problem) if detach_at_source(ctx, problem) is None else None
-        moved = recompute_in_loop(ctx, group) if detach_at_source(ctx, problem) is None and snapshot is None else None
+        at_source = detach_at_source(ctx, problem)
+        snapshot = detach_snapshot_in_loop(ctx, problem) if at_source is None else None
+        moved = recompute_in_loop(ctx, group) if at_source is None and snapshot is None else None
         if snapshot is not None:
             edits, texts = snapshot
             shown = ", ".join(f"`{t}`" for t in texts)
@@ -203,13 +204,13 @@ def _fix(ctx, group):
                 f"Read it as a constant in every iteration: `{new}` (unsafe: nothing back-propagates into what "
                 f"computed it; no optimizer trains that)",
                 f"在每一轮中把它当作常量读取：`{new}`（不安全：不再反向传播进计算它的部分；没有优化器训练那部分）"), edit)
-        elif detach_at_source(ctx, problem) is not None:
+        elif at_source is not None:
             # Nothing updates what built that graph, so keeping it for every iteration is sound; detaching it
             # where it is made is lighter, and the message says so, but cuts gradients some code may read.
             retained = retain_graph_at(ctx, problem.use, problem.top)
             if retained is not None:
                 edit, new = retained
-                made = detach_at_source(ctx, problem)[1]
+                made = at_source[1]
                 fix = make_fix("unsafe", ctx.t(
                     f"Keep that graph for every iteration: `{new}` (unsafe: its saved tensors stay in memory; if "
                     f"nothing should train what made it, `{made}` is lighter)",
