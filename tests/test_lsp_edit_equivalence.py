@@ -256,3 +256,80 @@ def test_module_level_code_runs_again_only_when_what_it_can_read_changed():
         engine.check(text, "/project/train.py")
         ran.append(engine.module_code_runs - before)
     assert ran == [int(expected) for _old, _new, expected in MODULE_STEPS]
+
+
+# An edit inside one method of a class re-parses that method alone (parse.splice_member): each step is (old, new,
+# blocks spliced). The class has seven members: the docstring, a class attribute and five methods.
+CLASS_PROGRAM = '''import torch
+from torch import nn
+
+
+class Net(nn.Module):
+    """Two layers."""
+
+    scale = 2
+
+    def __init__(self):
+        super().__init__()
+        self.fc1 = nn.Linear(8, 16)
+        self.fc2 = nn.Linear(16, 4)
+
+    def act(self, h):
+        return torch.sigmoid(h)
+
+    def forward(self, x):
+        h = self.act(self.fc1(x))
+        return self.fc2(h)
+
+    def reset(self):
+        with torch.no_grad():
+            self.fc1.weight.mul_(0.5)
+
+    def shrink(self, factor=0.9):
+        for p in self.parameters():
+            p.data.mul_(factor)
+        # the end of shrink
+
+
+def train(net, opt, x, y):
+    out = net(x)
+    loss = ((out - y) ** 2).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+'''
+
+CLASS_STEPS = [
+    ("mul_(0.5)", "mul_(0.7)", 1),  # a digit in a method
+    # an in-place write on what sigmoid saved, in a method forward runs: forward says so
+    ("        return torch.sigmoid(h)\n", "        s = torch.sigmoid(h)\n        s.mul_(2)\n        return s\n", 1),
+    ("        s = torch.sigmoid(h)\n        s.mul_(2)\n        return s\n", "        return torch.sigmoid(h)\n", 1),
+    ("nn.Linear(16, 4)", "nn.Linear(16, 5)", 1),  # `__init__`
+    ("scale = 2", "scale = 3", 1),  # a class attribute
+    ("def shrink(", "def shrunk(", 1),  # a method renamed
+    ("# the end of shrink", "# the end of shrunk", 1),  # a comment in the last member's body
+    # a line before a method's first line of code may belong to the member before it: the block is parsed whole
+    ("    def reset(self):", "        # deeper\n    def reset(self):", 0),
+    ("        # deeper\n", "", 0),
+    ("        p.data.mul_(factor)\n", "        p.data.mul_(factor)\n    x = 1\n", 0),  # a new member
+    ("\n    x = 1\n", "\n", 0),
+    ("    def act(self, h):", "def act(self, h):", 0),  # the class ends before it: blocks split anew
+]
+
+
+def test_an_edit_in_one_method_parses_that_method_alone():
+    from gradguard.engine import Engine
+
+    engine = Engine()
+    engine.check(CLASS_PROGRAM, "/project/net.py")
+    text = CLASS_PROGRAM
+    for number, (old, new, spliced) in enumerate(CLASS_STEPS, start=1):
+        assert old in text
+        text = text.replace(old, new, 1)
+        splices = engine.cache.splices
+        edited = engine.check(text, "/project/net.py")
+        assert engine.cache.splices - splices == spliced, f"step {number}"
+        fresh = Engine().check(text, "/project/net.py")
+        assert _engine_view(edited) == _engine_view(fresh), f"after step {number}: {new!r}"
+        if number == 2:
+            assert {f.code for f in edited.findings} & {"GG201", "GG202"}, "the write on sigmoid's output is found"

@@ -77,7 +77,9 @@ class Engine:
             blocks = split_blocks_after_edit(previous.text, previous.blocks, source.text)
             if blocks is not None:
                 source.blocks = blocks  # fills the cached property
+        before = {}
         if previous is not None:
+            before = self._replaced_parses(previous, source)
             self._drop_superseded(path, previous, source)
         self._last_source[path] = source
         if self.editor:
@@ -94,7 +96,7 @@ class Engine:
                 entry.on_failure = lambda failed, block=block: _note(report, block, failed)
                 lazy.append(ParsedBlock(block, entry))
             else:
-                parsed.extend(self._parse_block(block))
+                parsed.extend(self._parse_block(block, before.get(block.text)))
         for pb in parsed:
             if pb.module is None:
                 _note(report, pb.block, pb.parsed)
@@ -206,8 +208,8 @@ class Engine:
             entry = self.block_index[("called", id(module))] = (module, set(CALLED_NAME.findall(pb.block.text)))
         return entry[1]
 
-    def _parse_block(self, block) -> list:
-        pb = self.cache.parse(block)
+    def _parse_block(self, block, before=None) -> list:
+        pb = self.cache.parse(block, before)
         if pb.module is None and not block.is_definition:
             # keep the statements that do parse (the imports above a broken line, say)
             return [self.cache.parse(sub) for sub in split_statements(block)]
@@ -234,6 +236,22 @@ class Engine:
             for key in [k for k, v in self.module_runs.items()
                         if any(type(m) is not int and id(m) not in kept for m in v[1])]:
                 del self.module_runs[key]
+
+    def _replaced_parses(self, previous: Source, source: Source) -> dict:
+        """New block text -> (text, parse) of the definition block that stood at its line before the edit, for
+        each block the edit made (parse.splice_member builds on it)."""
+        entries = self.cache._entries
+        new = [b for b in source.blocks if b.is_definition and b.text not in entries]
+        if not new or len(new) > 4:  # not a keystroke (a paste, a new file): its blocks are parsed whole
+            return {}
+        old_at = {b.start_line: b for b in previous.blocks if b.is_definition and b.text in entries}
+        out = {}
+        for block in new:
+            old = old_at.get(block.start_line)
+            # (a block the pre-screen left unparsed is not parsed for this)
+            if old is not None and getattr(entries[old.text], "parsed_yet", True) and entries[old.text].module is not None:
+                out[block.text] = (old.text, entries[old.text])
+        return out
 
     def _drop_superseded(self, path: str, previous: Source, source: Source) -> None:
         """Blocks of this path's previous text that the edit replaced, and that no other checked path

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from .source import Block, Span
+from .source import Block, Span, _common_prefix, _common_suffix, _line_offsets
 
 
 # Text that any problem needs somewhere in its block: an in-place write (`x_(`, `+=`, `x[i] =`, `out=`,
@@ -48,7 +48,7 @@ def reaches(text: str) -> bool:
 class _Parsed:
     """A parse result shared by every occurrence of the same block text."""
 
-    __slots__ = ("module", "error", "error_at", "positions", "_hot")
+    __slots__ = ("module", "error", "error_at", "positions", "_hot", "member_lines")
 
     def __init__(self, module: cst.Module | None, error: str | None, error_at: tuple[int, int] = (0, 0)):
         self.module = module
@@ -56,6 +56,7 @@ class _Parsed:
         self.error_at = error_at  # (0-based line within the block, column) of a syntax error
         self.positions = None  # computed on first use: only blocks with something to report pay for it
         self._hot: bool | None = None
+        self.member_lines: tuple | None = None  # a class block's (first member's line, lines of each member)
 
     def hot(self, text: str) -> bool:
         """Whether the block's text (the text this entry was parsed from) has a WRITE_HINT; remembered."""
@@ -138,12 +139,18 @@ class ParseCache:
         self._entries: OrderedDict[str, _Parsed] = OrderedDict()
         self._max = max_blocks
         self.parses = 0  # how many blocks were actually parsed (tests and benchmarks read it)
+        self.splices = 0  # how many were made by parsing one member of a class (splice_member)
 
-    def parse(self, block: Block) -> ParsedBlock:
+    def parse(self, block: Block, before: tuple[str, _Parsed] | None = None) -> ParsedBlock:
+        """`before`: the text and parse of the block this one replaced in an edit (see `splice_member`)."""
         entry = self._entries.get(block.text)
         if entry is None:
-            entry = _Parsed(*_parse_text(block.text))
-            self.parses += 1
+            entry = splice_member(before[1], before[0], block.text) if before is not None else None
+            if entry is None:
+                entry = _Parsed(*_parse_text(block.text))
+                self.parses += 1
+            else:
+                self.splices += 1
             self._entries[block.text] = entry
             if len(self._entries) > self._max:
                 self._entries.popitem(last=False)
@@ -395,6 +402,81 @@ def _fields_shape(body: str) -> tuple[int, int]:
             brackets = max(brackets, 1 + spec_brackets)
         i = j + 1
     return depth, brackets
+
+
+_SPLICE_HEAD = "class _:\n"
+
+
+def splice_member(old: _Parsed, old_text: str, new_text: str) -> _Parsed | None:
+    """The parse of `new_text` made from `old`'s tree when the edit changed the lines of one member of a class (a
+    method, say): those lines alone are parsed inside a class of the same indentation and put in the old
+    member's place, so a keystroke in a 600-line class costs one method's parse. Every other member keeps its very
+    node. None when the edit is not of that shape or the lines do not make one member in the same layout (the
+    caller parses the whole block); tests/test_splice.py compares the two on random edits."""
+    module = old.module
+    if module is None or len(module.body) != 1 or type(module.body[0]) is not cst.ClassDef \
+            or len(new_text) > MAX_BLOCK_CHARS:
+        return None
+    cls = module.body[0]
+    body = cls.body
+    if type(body) is not cst.IndentedBlock or len(body.body) < 2:
+        return None
+    if old.member_lines is None:
+        counts = tuple(_EMPTY.code_for_node(stmt).count("\n") for stmt in body.body)
+        head = cls.with_changes(body=body.with_changes(body=[_PASS], footer=()))
+        first = len(module.header) + _EMPTY.code_for_node(head).count("\n") - 1
+        # the lines add up, or the block is not laid out as assumed (no newline at its end, say): never spliced
+        whole = first + sum(counts) + len(body.footer) + len(module.footer) == old_text.count("\n") \
+            and old_text.endswith("\n") and module.has_trailing_newline
+        old.member_lines = (first, counts) if whole else ()
+    if not old.member_lines or not new_text.endswith("\n"):
+        return None
+    first, counts = old.member_lines
+    n = min(len(old_text), len(new_text))
+    prefix = _common_prefix(old_text, new_text, n)
+    suffix = _common_suffix(old_text, new_text, n - prefix)
+    starts = _line_offsets(old_text)
+    line = first
+    for k, count in enumerate(counts):
+        code_start = starts[line + len(body.body[k].leading_lines)]  # the member's first line of code
+        start = starts[line]
+        line += count
+        end = starts[line] if line < len(starts) else len(old_text)
+        if prefix < code_start or len(old_text) - suffix >= end:
+            continue
+        # A blank or comment line at either end of a member may belong to the member before it (libcst puts a
+        # comment indented into a body in that body's footer): the edit keeps the member's leading lines, and
+        # no comment follows it before the next code.
+        following = body.body[k + 1].leading_lines if k + 1 < len(body.body) else (*body.footer, *module.footer)
+        if any(empty.comment is not None for empty in following):
+            return None
+        new_end = end + len(new_text) - len(old_text)
+        region = new_text[start:new_end]
+        if not region.endswith("\n") or _unsafe_for_libcst(_SPLICE_HEAD + region) is not None:
+            return None
+        try:
+            alone = _parse_module_unvalidated(_SPLICE_HEAD + region)
+        except Exception:  # noqa: BLE001 - a syntax error or odd input: the whole block is parsed, and says so
+            return None
+        inner = alone.body[0] if len(alone.body) == 1 and not alone.header and not alone.footer else None
+        if type(inner) is not cst.ClassDef or type(inner.body) is not cst.IndentedBlock \
+                or len(inner.body.body) != 1 or inner.body.footer or inner.body.indent != body.indent \
+                or alone.default_indent != module.default_indent or alone.default_newline != module.default_newline:
+            return None
+        member = inner.body.body[0]
+        if len(member.leading_lines) != len(body.body[k].leading_lines):
+            return None
+        members = list(body.body)
+        members[k] = member
+        spliced = module.with_changes(body=[cls.with_changes(body=body.with_changes(body=members))])
+        entry = _Parsed(spliced, None)
+        entry.member_lines = (first, counts[:k] + (region.count("\n"),) + counts[k + 1:])
+        return entry
+    return None
+
+
+_EMPTY = cst.Module(body=[])
+_PASS = cst.SimpleStatementLine([cst.Pass()])
 
 
 def _unsafe_for_libcst(text: str) -> str | None:
