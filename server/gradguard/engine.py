@@ -248,9 +248,10 @@ class Engine:
         out = {}
         for block in new:
             old = old_at.get(block.start_line)
+            entry = entries[old.text] if old is not None else None
             # (a block the pre-screen left unparsed is not parsed for this)
-            if old is not None and getattr(entries[old.text], "parsed_yet", True) and entries[old.text].module is not None:
-                out[block.text] = (old.text, entries[old.text])
+            if entry is not None and getattr(entry, "parsed_yet", True) and entry.module is not None:
+                out[block.text] = (old.text, entry)
         return out
 
     def _drop_superseded(self, path: str, previous: Source, source: Source) -> None:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from .source import Block, Span, _common_prefix, _common_suffix, _line_offsets
+from .source import Block, Span, common_prefix, common_suffix, line_offsets
 
 
 # Text that any problem needs somewhere in its block: an in-place write (`x_(`, `+=`, `x[i] =`, `out=`,
@@ -433,9 +433,9 @@ def splice_member(old: _Parsed, old_text: str, new_text: str) -> _Parsed | None:
         return None
     first, counts = old.member_lines
     n = min(len(old_text), len(new_text))
-    prefix = _common_prefix(old_text, new_text, n)
-    suffix = _common_suffix(old_text, new_text, n - prefix)
-    starts = _line_offsets(old_text)
+    prefix = common_prefix(old_text, new_text, n)
+    suffix = common_suffix(old_text, new_text, n - prefix)
+    starts = line_offsets(old_text)
     line = first
     for k, count in enumerate(counts):
         code_start = starts[line + len(body.body[k].leading_lines)]  # the member's first line of code

@@ -232,8 +232,8 @@ def split_blocks_after_edit(old_text: str, old_blocks: list[Block], new_text: st
     if not old_blocks or old_text == new_text:
         return None if not old_blocks else list(old_blocks)
     n = min(len(old_text), len(new_text))
-    prefix = _common_prefix(old_text, new_text, n)
-    suffix = _common_suffix(old_text, new_text, n - prefix)
+    prefix = common_prefix(old_text, new_text, n)
+    suffix = common_suffix(old_text, new_text, n - prefix)
     changed_line = old_text.count("\n", 0, prefix)
     i = next((k for k, b in enumerate(old_blocks) if b.end_line > changed_line), len(old_blocks))
     i = max(0, i - 1)  # the block before may absorb new simple statements
@@ -245,7 +245,7 @@ def split_blocks_after_edit(old_text: str, old_blocks: list[Block], new_text: st
     for k in range(i + 1, len(old_blocks)):
         block = old_blocks[k]
         if old_line_starts is None:
-            old_line_starts = _line_offsets(old_text)
+            old_line_starts = line_offsets(old_text)
         if block.start_line >= len(old_line_starts) or old_line_starts[block.start_line] < tail_from:
             continue
         new_offset = old_line_starts[block.start_line] + len(new_text) - len(old_text)
@@ -294,11 +294,11 @@ def split_statements(block: Block) -> list[Block]:
     return out
 
 
-def _line_offsets(text: str) -> list[int]:
+def line_offsets(text: str) -> list[int]:
     return [0] + [m.end() for m in re.finditer("\n", text)]
 
 
-def _common_prefix(a: str, b: str, n: int) -> int:
+def common_prefix(a: str, b: str, n: int) -> int:
     lo, hi = 0, n  # binary search on slice equality: C-speed comparisons
     while lo < hi:
         mid = (lo + hi + 1) // 2
@@ -309,7 +309,7 @@ def _common_prefix(a: str, b: str, n: int) -> int:
     return lo
 
 
-def _common_suffix(a: str, b: str, n: int) -> int:
+def common_suffix(a: str, b: str, n: int) -> int:
     lo, hi = 0, n
     while lo < hi:
         mid = (lo + hi + 1) // 2
