@@ -78,7 +78,7 @@ def _span(s: Span) -> list:
 def _finding(f: Finding) -> dict:
     return {
         "code": f.code, "name": f.name, "message": f.message, "span": _span(f.span), "severity": f.severity,
-        "related": [[_span(r.span), r.message] for r in f.related],
+        "related": [[_span(r.span), r.message] + ([r.path] if r.path else []) for r in f.related],
         "fix": None if f.fix is None else [f.fix.applicability, f.fix.message,
                                            [[_span(e.span), e.new_text] for e in f.fix.edits]],
         "runtime_error": f.runtime_error, "explanation": f.explanation,
@@ -89,7 +89,7 @@ def _unfinding(d: dict) -> Finding:
     fix = d["fix"]
     return Finding(
         d["code"], d["name"], d["message"], Span(*d["span"]), d["severity"],
-        tuple(Related(Span(*s), m) for s, m in d["related"]),
+        tuple(Related(Span(*r[0]), r[1], *r[2:]) for r in d["related"]),
         None if fix is None else Fix(fix[0], fix[1], tuple(Edit(Span(*s), t) for s, t in fix[2])),
         d["runtime_error"], d["explanation"],
     )
@@ -99,6 +99,7 @@ def result_to_json(result) -> dict:
     return {
         "path": result.path,
         "findings": [_finding(f) for f in result.findings],
+        "elsewhere": [[path, _finding(f)] for path, f in result.elsewhere],
         "suppressed": [_finding(f) for f in result.suppressed],
         "notes": [[_span(n.span), n.message] for n in result.notes],
         "text": result.original_text,
@@ -113,6 +114,7 @@ def result_from_json(d: dict):
     r = FileResult(d["path"])
     r.findings = [_unfinding(f) for f in d["findings"]]
     r.suppressed = [_unfinding(f) for f in d["suppressed"]]
+    r.elsewhere = [(path, _unfinding(f)) for path, f in d["elsewhere"]]
     r.notes = [ParseNote(Span(*s), m) for s, m in d["notes"]]
     r.original_text = d["text"]
     r.lines = d["lines"]
@@ -149,8 +151,8 @@ def _is_finding(f) -> bool:
                                                     "explanation")):
         return False
     related = f.get("related")
-    if not isinstance(related, list) or not all(isinstance(r, list) and len(r) == 2 and _is_span(r[0])
-                                                and isinstance(r[1], str) for r in related):
+    if not isinstance(related, list) or not all(isinstance(r, list) and len(r) in (2, 3) and _is_span(r[0])
+                                                and all(isinstance(x, str) for x in r[1:]) for r in related):
         return False
     fix = f.get("fix")
     return fix is None or (isinstance(fix, list) and len(fix) == 3 and fix[0] in ("safe", "unsafe")
@@ -172,6 +174,10 @@ def valid_entry(entry) -> bool:
     if type(r.get("lines")) is not int or not isinstance(r.get("skipped"), str):
         return False
     if not all(isinstance(r.get(k), list) and all(_is_finding(f) for f in r[k]) for k in ("findings", "suppressed")):
+        return False
+    elsewhere = r.get("elsewhere")
+    if not isinstance(elsewhere, list) or not all(isinstance(e, list) and len(e) == 2 and isinstance(e[0], str)
+                                                  and _is_finding(e[1]) for e in elsewhere):
         return False
     notes = r.get("notes")
     if not isinstance(notes, list) or not all(isinstance(n, list) and len(n) == 2 and _is_span(n[0])

@@ -38,6 +38,9 @@ class FileResult:
     digest: str = ""  # content hash of the bytes read (the cache key)
     unfixed_findings: list[Finding] | None = None  # a Python file's findings before --fix (a write can fail)
     cached: bool = False
+    # Findings this file's run puts in other project files (project.py): [(path, Finding)], placed by
+    # `place_project_findings` in those files' results
+    elsewhere: list = field(default_factory=list)
 
     def where(self, line: int) -> tuple[int | None, int]:
         """(cell number or None, line) as users count them, for a 0-based analysed line."""
@@ -62,6 +65,9 @@ def _engine():
             def _classes_of(self, path):
                 self.read.add(str(path))
                 return super()._classes_of(path)
+
+            def note_read(self, paths):
+                self.read.update(paths)
 
             def import_candidates(self, importer, qualified):
                 # Every candidate the engine looks at, found or not: a model.py created later must invalidate
@@ -193,6 +199,7 @@ def check_one(path: str, text: str | None, config: Config, lang: str, fix_mode: 
 
 def _take(result: FileResult, report) -> None:
     result.findings = report.findings
+    result.elsewhere = list(getattr(report, "elsewhere", []))
     result.notes = report.parse_notes
     result.suppressed = list(getattr(report, "suppressed", []))
 
@@ -247,6 +254,96 @@ def _check_notebook(result: FileResult, data: bytes, config: Config, lang: str, 
     _say_cell_lines(result, cmap, lang)
     result.deps = _hash_files(deps)
     return result
+
+
+def place_project_findings(results: list[FileResult], max_bytes: int = DEFAULT_MAX_BYTES) -> list[FileResult]:
+    """Each finding a file's run put in another project file (a write in `losses.py` that `train.py`'s run
+    reached) joins that file's result, once; a file that was not among those checked gets a result of its own
+    (after the checked ones, in path order)."""
+    import os
+
+    by_path = {os.path.realpath(r.path): r for r in results if not r.error and not r.skipped}
+    added: dict[str, FileResult] = {}
+    for r in list(results):
+        for path, finding in r.elsewhere:
+            real = os.path.realpath(path)
+            target = by_path.get(real)
+            if target is None:
+                target = FileResult(path)
+                try:
+                    data = read_regular(path, max_bytes)
+                    target.decoded = decode_python(data)
+                    target.original_text = target.decoded.text
+                    target.digest = content_hash(data)
+                except SourceError:
+                    continue
+                target.lines = target.original_text.count("\n") + 1
+                by_path[real] = added[real] = target
+            if all((f.code, f.span) != (finding.code, finding.span) for f in target.findings):
+                target.findings.append(finding)
+                target.findings.sort(key=lambda f: (f.span.start_line, f.span.start_col, f.code))
+    return results + [added[k] for k in sorted(added)]
+
+
+MAX_IMPORTER_RUNS = 64  # scripts run only for what they put in the checked files (a check of `losses.py` alone)
+
+
+_INDEX = None
+
+
+def _project_index():
+    """Who imports whom, read with the same guards as checked files (no engine: a warm run imports no libcst)."""
+    global _INDEX
+    if _INDEX is None:
+        from .project import ProjectIndex, ProjectLinker
+
+        def read(path):
+            try:
+                return decode_python(read_regular(str(path), DEFAULT_MAX_BYTES)).text
+            except (SourceError, ValueError):
+                return None
+
+        def is_file(path):
+            import os
+            import stat
+
+            try:
+                return stat.S_ISREG(os.stat(path).st_mode)
+            except (OSError, ValueError):
+                return False
+
+        _INDEX = ProjectIndex(ProjectLinker(read, is_file), read)
+    return _INDEX
+
+
+def add_importer_findings(results: list[FileResult], config_for, lang: str, max_bytes: int = DEFAULT_MAX_BYTES,
+                          only: set | None = None) -> None:
+    """A checked module's findings include those of runs that start in another project file: each file that
+    imports a checked module and was not checked itself is run, and only what its run puts in the checked files
+    is kept (its own findings are not reported). `only`: the real paths to do this for (the files named on the
+    command line; a checked folder holds its scripts already)."""
+    import os
+
+    checked = {os.path.realpath(r.path): r for r in results if not r.error and not r.skipped}
+    wanted: dict[str, set] = {}
+    for real, r in checked.items():
+        if not r.path.endswith(".py") or (only is not None and real not in only):
+            continue
+        for importer in _project_index().importers_of(r.path):
+            if os.path.realpath(importer) not in checked:
+                wanted.setdefault(importer, set()).add(real)
+    for importer in sorted(wanted)[:MAX_IMPORTER_RUNS]:
+        try:
+            run = check_one(importer, None, config_for(importer), lang, "none", max_bytes)
+        except Exception:  # an importer's internal error must not end the check of the file asked for
+            continue
+        for path, finding in run.elsewhere:
+            real = os.path.realpath(path)
+            target = checked.get(real)
+            if target is not None and real in wanted[importer] \
+                    and all((f.code, f.span) != (finding.code, finding.span) for f in target.findings):
+                target.findings.append(finding)
+                target.findings.sort(key=lambda f: (f.span.start_line, f.span.start_col, f.code))
 
 
 def _say_cell_lines(result: FileResult, cmap: CellMap, lang: str) -> None:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from . import __version__
 from .checking import (FileResult, UnusedNoqa, _check_worker, _engine, _run_engine, apply_edits,  # noqa: F401
-                       apply_fixes, check_one, unused_noqa)
+                       add_importer_findings, apply_fixes, check_one, place_project_findings, unused_noqa)
 from .config import Config, ConfigError, ConfigResolver, check_flags
 from .decoding import Decoded, decode_python, encode_python  # noqa: F401
 from .discovery import NOTEBOOK_SUFFIX, PYTHON_SUFFIXES, discover, is_checked_name  # noqa: F401
@@ -77,7 +77,10 @@ def cmd_check(args: argparse.Namespace) -> int:
         except ConfigError as exc:
             print(f"gradguard: configuration error: {exc}", file=sys.stderr)
             return EXIT_ERROR
-        results = _check_files(files, configs, args, lang, fix_mode)
+        results = place_project_findings(_check_files(files, configs, args, lang, fix_mode), args.max_file_bytes)
+        named = {os.path.realpath(p) for p in paths if os.path.isfile(p)}
+        if named and fix_mode == "none" and not args.add_noqa:
+            add_importer_findings(results, resolver.for_path, lang, args.max_file_bytes, only=named)
         if not files and not args.silent:
             print("warning: No Python files found under the given paths." if lang != "zh"
                   else "警告：给定路径下没有找到 Python 文件。", file=sys.stderr)

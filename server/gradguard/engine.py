@@ -16,8 +16,9 @@ from .facts.analysis import FileAnalysis
 from .findings import Finding, ParseNote, Report, edits_overlap
 from .noqa import suppressed_codes
 from .parse import ParseCache, ParsedBlock, block_shape, screen_blocks
+from .project import LinkedProgram, ProjectIndex, ProjectLinker, index_blocks, may_import_project, relabel
 from .rules import RuleContext, all_rules
-from .source import Source, Span, split_blocks_after_edit, split_statements
+from .source import Block, Source, Span, split_blocks, split_blocks_after_edit, split_statements
 
 log = logging.getLogger("gradguard")
 # Call sites (`train(`), not `def train(`. `\b` first, so the lookbehinds run at word starts only; the word is
@@ -30,7 +31,7 @@ from .parse import WRITE_HINT  # noqa: E402,F401  (defined next to the cache tha
 class Engine:
     """Checks files; holds the per-block parse cache, so one Engine per process or server."""
 
-    def __init__(self, cache: ParseCache | None = None, editor: bool = True):
+    def __init__(self, cache: ParseCache | None = None, editor: bool = True, project: bool = True):
         # An editor re-checks the same files: keep thousands of parsed blocks. A batch run checks each file
         # once: cached CST nodes would only make every garbage collection walk millions of live objects
         # (measured on timm: +27% CPU with 256 cached blocks).
@@ -52,6 +53,15 @@ class Engine:
         # When set (the language server sets its workspace folders), project files beside a checked file are
         # read only inside these folders: a repository's symlink to /dev/zero or ~/.ssh is never opened.
         self.read_roots: tuple[str, ...] | None = None
+        # A file is analysed with the definitions it imports from the user's other files (project.py): the
+        # project is one program. Off, each file is analysed alone (imported classes summarised).
+        self.project = project
+        self.linker = ProjectLinker(self._project_text, lambda p: self._readable(p) is not None)
+        self._last_entry = _LRU(64)  # path -> the entry's own Source last checked (its blocks re-split per edit)
+        self._entry_imports: dict = {}  # statement group text -> its index (project.index_blocks)
+        self._chunk_blocks = _LRU(4096)  # linked chunk text -> its blocks
+        self._project_texts = _LRU(512)  # (path, mtime, size) -> text of a project file read for linking
+        self.index = ProjectIndex(self.linker, self._project_text)
 
     def check(self, text: str, path: str = "<stdin>", config: Config | None = None, lang: str | None = None) -> Report:
         """Analyse one file's text and return its findings (suppressions and config applied)."""
@@ -72,11 +82,16 @@ class Engine:
         config = config or Config()
         lang = lang or config.language or "en"
         source = Source(text, path)
-        previous = self._last_source.get(path)
-        if previous is not None:
-            blocks = split_blocks_after_edit(previous.text, previous.blocks, source.text)
+        previous_entry = self._last_entry.get(path)
+        if previous_entry is not None:
+            blocks = split_blocks_after_edit(previous_entry.text, previous_entry.blocks, source.text)
             if blocks is not None:
                 source.blocks = blocks  # fills the cached property
+        self._last_entry[path] = source
+        program = self._link(path, source) if self.project else None
+        if program is not None:
+            source = self._joined_source(source, program)
+        previous = self._last_source.get(path)
         before = {}
         if previous is not None:
             before = self._replaced_parses(previous, source)
@@ -101,7 +116,9 @@ class Engine:
             if pb.module is None:
                 _note(report, pb.block, pb.parsed)
         good = [pb for pb in parsed if pb.module is not None]
-        analysis = self._facts(path, good, report, [pb.block.text for pb in lazy])
+        analysis = self._facts(path, good, report, [pb.block.text for pb in lazy],
+                               linked_from=program.entry_lines if program is not None else None,
+                               linked=program.linked if program is not None else None)
         if analysis is None:
             return report
         facts = analysis.facts
@@ -133,7 +150,12 @@ class Engine:
             (report.suppressed if f.code in suppressed_codes(source, f.span.start_line) else kept).append(f)
         findings = kept
         findings.sort(key=lambda f: (f.span.start_line, f.span.start_col, f.code))
-        report.findings = _dedupe(findings)
+        findings = _dedupe(findings)
+        if program is not None:
+            report.program = program
+            findings, report.elsewhere = _place_findings(findings, program, lang)
+            report.parse_notes = [n for n in report.parse_notes if n.span.start_line < program.entry_lines]
+        report.findings = findings
         if not self.editor:
             # The interpreter's scopes and values refer to each other, so they are freed only by a full
             # collection, and they hold the file's parsed trees: dropped now, the trees go by reference count.
@@ -157,7 +179,7 @@ class Engine:
             self.block_index.size = 2 * needed  # two entries per block
 
     def _facts(self, path: str, good: list[ParsedBlock], report: Report,
-               left_out: list[str] = ()) -> FileAnalysis | None:
+               left_out: list[str] = (), linked_from: int | None = None, linked=None) -> FileAnalysis | None:
         """One Facts pass over the parsed blocks; returns the analysis that ran it, its `facts` filled in. A block
         too deep for the recursive interpreter (a RecursionError) is left out with a note and the pass re-run,
         deepest block first, so one deep expression costs its own block, not the file's findings. Removes
@@ -168,6 +190,9 @@ class Engine:
             modules = [pb.parsed.module for pb in good]
             hot = [pb.parsed.hot(pb.block.text) for pb in good]
             quiet = {id(module) for module, is_hot in zip(modules, hot) if not is_hot}
+            if linked_from is not None:  # linked definitions run when this file's code calls them, not on their own
+                quiet |= {id(pb.parsed.module) for pb in good if pb.block.start_line >= linked_from}
+                hot = [is_hot and pb.block.start_line < linked_from for pb, is_hot in zip(good, hot)]
             hot_text = "".join(pb.block.text for pb, is_hot in zip(good, hot) if is_hot)
             try:
                 called = set().union(left_out_calls, *(self._called_in(pb) for pb in good))
@@ -175,7 +200,7 @@ class Engine:
                                         external_classes=lambda full: self.imported_class(path, full),
                                         hot_text=hot_text, called_names=called, describe_quiet=self.editor,
                                         texts={id(pb.parsed.module): pb.block.text for pb in good},
-                                        module_runs=self.module_runs, document=path)
+                                        module_runs=self.module_runs, document=path, linked=linked)
                 analysis.run()
                 self.module_code_runs += analysis.module_code_ran
                 return analysis
@@ -280,8 +305,73 @@ class Engine:
     def forget(self, path: str) -> None:
         """A closed document: its last text is no longer needed for incremental splitting."""
         self._last_source.pop(path, None)
+        self._last_entry.pop(path, None)
         if self.module_runs is not None:
             self.module_runs.pop(path, None)
+
+    def _link(self, path: str, source: Source) -> LinkedProgram | None:
+        """The project definitions this file imports (project.ProjectLinker), or None."""
+        if path.startswith("<") or not may_import_project(source.text):
+            return None
+        index = index_blocks(path, source.blocks, self._entry_imports)
+        if not index.imports:
+            return None
+        program = self.linker.link(path, source.text, index)
+        if program is not None:
+            self.note_read(program.files)
+        return program
+
+    def _joined_source(self, entry: Source, program: LinkedProgram) -> Source:
+        """The entry's text and the linked chunks as one Source; its blocks are the entry's and each chunk's
+        (a chunk's split is cached by its text)."""
+        joined = Source(program.joined(entry.text), entry.path)
+        blocks = list(entry.blocks)
+        if not entry.text.endswith("\n") and blocks:
+            last = blocks[-1]
+            blocks[-1] = Block(last.start_line, last.end_line, last.text + "\n", last.is_definition)
+        line = program.entry_lines
+        for chunk in program.chunks:
+            own = self._chunk_blocks.get(chunk.text)
+            if own is None:
+                own = self._chunk_blocks[chunk.text] = split_blocks(chunk.text)
+            blocks.extend(Block(b.start_line + line, b.end_line + line, b.text, b.is_definition) for b in own)
+            line += chunk.lines
+        joined.blocks = blocks
+        return joined
+
+    def _project_text(self, path) -> str | None:
+        """A project file's text for linking: a regular file inside the read roots, size-capped, UTF-8."""
+        real = self._readable(path)
+        if real is None:
+            return None
+        try:
+            info = real.stat()
+            key = (str(real), info.st_mtime_ns, info.st_size)
+        except OSError:
+            return None
+        text = self._project_texts.get(key)
+        if text is None:
+            try:
+                with open(real, "rb") as handle:
+                    data = handle.read(MAX_IMPORTED_BYTES + 1)
+                if len(data) > MAX_IMPORTED_BYTES:
+                    return None
+                text = decode_source(data)
+            except (OSError, UnicodeDecodeError):
+                return None
+            if "\r" in text:
+                text = text.replace("\r\n", "\n").replace("\r", "\n")
+            self._project_texts[key] = text
+        return text
+
+    def importers_of(self, path: str) -> list[str]:
+        """The project files whose run may put findings in `path` (they import it, directly or through a package)."""
+        if not self.project or path.startswith("<") or not path.endswith(".py"):
+            return []
+        return self.index.importers_of(path)
+
+    def note_read(self, paths) -> None:
+        """Project files a check read or looked for (a caching caller records them as dependencies)."""
 
     def imported_class(self, importer: str, qualified: str):
         """The ClassInfo of `pkg.module.Class` when that module is a file of the user's project beside `importer`.
@@ -437,6 +527,50 @@ def decode_source(data: bytes) -> str:
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
     return data.decode("utf-8")
+
+
+def _place_findings(findings: list[Finding], program: LinkedProgram, lang: str) -> tuple[list, list]:
+    """The findings of a joined program, each in the file its primary span lies in: (this file's findings,
+    [(other file, finding)]). Spans, related places and fix edits are put in their files' lines; a fix whose edits
+    are not all in the finding's file is not offered; messages name other files' lines (`line 9 of losses.py`)."""
+    own, elsewhere = [], []
+    for f in findings:
+        path, span = _place_span(f.span, program)
+        if path is None:
+            continue
+        related = []
+        for r in f.related:
+            rpath, rspan = _place_span(r.span, program)
+            if rpath is not None:
+                related.append(dataclasses.replace(r, span=rspan, path="" if rpath == path else rpath,
+                                                   message=relabel(r.message, program, path, lang)))
+        fix = f.fix
+        if fix is not None:
+            edits = []
+            for e in fix.edits:
+                epath, espan = _place_span(e.span, program)
+                if epath != path:
+                    edits = None
+                    break
+                edits.append(dataclasses.replace(e, span=espan))
+            fix = None if edits is None else dataclasses.replace(fix, edits=tuple(edits),
+                                                                 message=relabel(fix.message, program, path, lang))
+        placed = dataclasses.replace(f, span=span, related=tuple(related), fix=fix,
+                                     message=relabel(f.message, program, path, lang),
+                                     explanation=relabel(f.explanation, program, path, lang))
+        if path == program.entry_path:
+            own.append(placed)
+        else:
+            elsewhere.append((path, placed))
+    return own, elsewhere
+
+
+def _place_span(span: Span, program: LinkedProgram) -> tuple[str | None, Span]:
+    start_path, start = program.locate(span.start_line)
+    end_path, end = program.locate(span.end_line)
+    if start_path != end_path:
+        return None, span
+    return start_path, Span(start, span.start_col, end, span.end_col)
 
 
 def _dedupe(findings: list[Finding]) -> list[Finding]:

@@ -38,6 +38,7 @@ def edits_overlap(edits) -> bool:
 class Related:
     span: Span
     message: str
+    path: str = ""  # another file of the project (the finding's own file when empty)
 
 
 @dataclass(frozen=True)
@@ -71,3 +72,6 @@ class Report:
     suppressed: list[Finding] = field(default_factory=list)  # hidden by noqa comments
     facts: object | None = None  # gradguard.facts.Facts, for hover
     source: object | None = None  # gradguard.source.Source: the text as analysed, with its blocks
+    # Findings this file's run puts in other project files (a write in `losses.py` reached from `train.py`)
+    elsewhere: list = field(default_factory=list)  # [(path, Finding)]
+    program: object | None = None  # gradguard.project.LinkedProgram: the definitions linked from other files

@@ -44,7 +44,8 @@ class FileAnalysis:
     def __init__(self, modules: list[cst.Module], quiet_modules: set[int] | frozenset = frozenset(),
                  block_cache: dict | None = None, external_classes=None, hot_text: str = "",
                  called_names: set | None = None, describe_quiet: bool = False, texts: dict | None = None,
-                 block_index: dict | None = None, module_runs: dict | None = None, document: str = ""):
+                 block_index: dict | None = None, module_runs: dict | None = None, document: str = "",
+                 linked=None):
         self.block_cache = block_cache
         self.block_index = block_index
         # document -> its last module-level run and what that run could read (an editor's; see _module_run)
@@ -90,6 +91,16 @@ class FileAnalysis:
                 self.module_of[id(stmt)] = m
         self.statements = statements
         collect_imports(statements, self.imports)
+        # Definitions linked from the project's other files (project.py) are bound in this program: the imports
+        # they replace are not library names any more.
+        self.linked_aliases: dict = {}
+        self.linked_qualnames: dict = {}
+        if linked is not None:
+            for name in linked.names:
+                self.imports.pop(name, None)
+            self.linked_aliases = linked.aliases
+            self.linked_qualnames = linked.qualnames
+        self.linked_targets = frozenset(self.linked_qualnames.values())
         self.bindings: dict[str, list] = {}  # module-level name -> [(value expression, top statement)]
         for m in modules:
             # which top-level statement holds each nested def/class: per block, kept across edits when given
@@ -176,6 +187,9 @@ class FileAnalysis:
         head, _, rest = name.partition(".")
         if head in self.imports:
             full = self.imports[head] + ("." + rest if rest else "")
+            linked = self.linked_qualnames.get(full) if self.linked_qualnames else None
+            if linked is not None:
+                return linked  # `losses.nt_xent` through `import losses`: the linked definition's own name
             return canonical(full)
         if head in self.classes and not rest:
             return head
@@ -195,6 +209,7 @@ class FileAnalysis:
 
     def definition_value(self, name: str):
         """A module-level def or class as a value."""
+        name = self.linked_aliases.get(name, name)
         fn = self.functions.get(name)
         if fn is not None:
             self.touch(fn)
@@ -206,6 +221,12 @@ class FileAnalysis:
         if info is not None:
             return ClassRef(info)
         return None
+
+    def linked_function(self, q: str):
+        """The function a dotted name through a project module alias stands for (`losses.nt_xent`), or None."""
+        if q not in self.linked_targets or q not in self.functions:
+            return None
+        return self.definition_value(q)
 
     def is_generator(self, fn: cst.FunctionDef) -> bool:
         """`fn`'s own body holds a `yield` (nested defs, lambdas and classes aside)."""

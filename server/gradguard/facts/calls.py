@@ -687,6 +687,11 @@ class Calls:
         def args():
             return evaluated if evaluated is not None else self.args_of(scope, node)
 
+        linked = scope.a.linked_function(q)
+        if linked is not None:  # `losses.nt_xent(...)` through `import losses`: the project's own function
+            positional, keywords = args()
+            return self.call_with(scope, linked, positional, keywords, node)
+
         if q in DEFAULT_CHANGERS or q == "torch.device" and _dtype_or_device(scope, node) != ("device", "cpu"):
             scope.run.defaults_changed = True
         elif q.endswith((".autocast", ".custom_fwd")):

@@ -181,7 +181,7 @@ class Expressions:
         if not self._bound_head(scope, node):
             q = scope.a.resolve_dotted(node)
             if q is not None:
-                return QualRef(q)
+                return scope.a.linked_function(q) or QualRef(q)
         base = self.eval(scope, node.value)
         return self.attribute_of(scope, base, attr, node)
 

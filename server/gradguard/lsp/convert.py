@@ -5,6 +5,7 @@ import itertools
 from typing import Any
 
 from lsprotocol import types
+from pygls.uris import from_fs_path
 from pygls.workspace.position_codec import PositionCodec
 
 from ..findings import Finding, ParseNote
@@ -105,6 +106,14 @@ def finding_diagnostic(
     piece = positions.snapshot.piece_for(uri)
     related = []
     for rel in finding.related:
+        if rel.path:  # a place in another project file (its columns counted in code points)
+            span = rel.span
+            rel_range = types.Range(types.Position(span.start_line, span.start_col),
+                                    types.Position(span.end_line, span.end_col))
+            related.append(types.DiagnosticRelatedInformation(
+                location=types.Location(uri=from_fs_path(rel.path) or rel.path, range=rel_range),
+                message=rel.message))
+            continue
         rel_loc = positions.range(rel.span)
         if rel_loc is not None:
             related.append(

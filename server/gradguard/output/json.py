@@ -33,8 +33,7 @@ def finding_json(path: str, f: Finding, result: FileResult | None = None) -> dic
         "fix": fix,
         "url": DOCS_URL.format(code=f.code) if DOCS_URL else None,
         "noqa_row": _loc(f.span, result)["row"],
-        "related": [_in_cell({"message": r.message, "location": _loc(r.span, result),
-                              "end_location": _loc(r.span, result, end=True)}, r.span, result) for r in f.related],
+        "related": [_related(r, result) for r in f.related],
         "runtime_error": f.runtime_error,
         "explanation": f.explanation,
     }
@@ -64,3 +63,12 @@ def format_json(results, unused: dict | None = None) -> str:
              "noqa_row": None, "related": [], "runtime_error": "", "explanation": ""}
             for r in results for path in [r.path] for u in unused.get(path, [])]
     return json.dumps(out, indent=2, ensure_ascii=False)
+
+
+def _related(r, result) -> dict:
+    """A related place; one in another project file (`r.path`) names that file and counts its own lines."""
+    if r.path:
+        return {"message": r.message, "filename": r.path, "location": _loc(r.span),
+                "end_location": _loc(r.span, end=True)}
+    return _in_cell({"message": r.message, "location": _loc(r.span, result),
+                     "end_location": _loc(r.span, result, end=True)}, r.span, result)

@@ -49,7 +49,11 @@ def format_sarif(results: list[FileResult], unused: dict | None = None) -> str:
                 "locations": [{"physicalLocation": {"artifactLocation": {"uri": uri}, "region": region(f.span)}}],
                 "relatedLocations": [
                     {"id": i, "message": {"text": rel.message},
-                     "physicalLocation": {"artifactLocation": {"uri": uri}, "region": region(rel.span)}}
+                     "physicalLocation": {"artifactLocation": {"uri": artifact_uri(rel.path) if rel.path else uri},
+                                          "region": region(rel.span) if not rel.path else {
+                                              "startLine": rel.span.start_line + 1,
+                                              "startColumn": rel.span.start_col + 1,
+                                              "endLine": rel.span.end_line + 1, "endColumn": rel.span.end_col + 1}}}
                     for i, rel in enumerate(f.related)
                 ],
             }

@@ -37,7 +37,8 @@ def format_text(results: list[FileResult], concise: bool, color: bool, lang: str
                     out.append(f"  {' ' * width} | {' ' * f.span.start_col}{paint('^' * max(1, end - f.span.start_col), '31')}")
             note = "注" if lang == "zh" else "note"
             for rel in f.related:
-                place = _line_said(*r.where(rel.span.start_line), lang)
+                place = f"{rel.path}:{rel.span.start_line + 1}" if rel.path else \
+                    _line_said(*r.where(rel.span.start_line), lang)
                 out.append(f"  {' ' * width} = {paint(note, '36')}: {place}: {rel.message}")
             if f.explanation:
                 label = "why" if lang != "zh" else "原因"
