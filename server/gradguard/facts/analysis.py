@@ -95,7 +95,9 @@ class FileAnalysis:
         # they replace are not library names any more.
         self.linked_aliases: dict = {}
         self.linked_qualnames: dict = {}
+        self.linked_names: frozenset = frozenset()
         if linked is not None:
+            self.linked_names = linked.names
             for name in linked.names:
                 self.imports.pop(name, None)
             self.linked_aliases = linked.aliases

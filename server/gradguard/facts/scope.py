@@ -408,6 +408,18 @@ class Scope:
             self.tensors.escape(self, value, small)
             if self.kind == "function" and self.path == self.base_path:
                 self.returned = True
+        elif type(small) is cst.ImportFrom and self.kind == "module" and self.a.linked_names:
+            # `from losses import nt_xent` binds the definition linked from the project file (project.py)
+            names = () if type(small.names) is cst.ImportStar else small.names
+            for alias in names:
+                local = alias.asname.name.value if alias.asname is not None and type(alias.asname.name) is cst.Name \
+                    else (alias.name.value if type(alias.name) is cst.Name else "")
+                if local in self.a.linked_names:
+                    self.env[local] = self.a.definition_value(local)
+            if type(small.names) is cst.ImportStar:
+                for local in self.a.linked_names:
+                    if local not in self.env:
+                        self.env[local] = self.a.definition_value(local)
         elif type(small) is cst.Del:
             targets = [e.value for e in small.target.elements] if type(small.target) is cst.Tuple else [small.target]
             for target in targets:

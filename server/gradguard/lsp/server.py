@@ -39,6 +39,7 @@ from .settings import Settings, SettingsStore
 
 SERVER_NAME = "gradguard"
 STATUS = "gradguard/status"
+IMPORTER_RUNS = 8  # project files that import a document, run from disk for what they put in it
 PARSE_CACHE_SLACK = 128  # superseded blocks kept beyond the open documents' (undo, quick re-edits)
 log = logging.getLogger("gradguard.lsp")
 
@@ -198,6 +199,9 @@ class GradguardServer(LanguageServer):
         self.config_cache: dict[str, Any] = {}  # directory -> Config
         self.config_errors: set[str] = set()
         self.live_blocks: dict[str, set[str]] = {}  # key -> block texts of its last analysis
+        # key -> {real path of another project file: the findings this document's run put there} (a write in an
+        # open losses.py that an open train.py's run reaches is shown in losses.py)
+        self.placed_from: dict[str, dict[str, list]] = {}
         self.loop: asyncio.AbstractEventLoop | None = None
         self.jedi = JediService(lambda msg: self.log(msg))
         self.trace = TraceResults()
@@ -375,6 +379,7 @@ class GradguardServer(LanguageServer):
             return  # the documents changed while we worked: a newer task publishes
         self.analyses[key] = analysis
         self.publish(key, snap, analysis.diagnostics)
+        self._place_elsewhere(key, analysis.report)
         self.status(key, "ok", (time.perf_counter() - started) * 1000, len(analysis.report.findings))
 
     def _analyse(self, snap: Snapshot, settings: Settings) -> Analysis:
@@ -387,6 +392,8 @@ class GradguardServer(LanguageServer):
             return Analysis(snap, Report(snap.path), lang, Positions(snap, self.workspace.position_codec))
         self.engine.read_roots = tuple(self.workspace_roots()) or None
         report = self.engine.check(snap.text, snap.path, config, lang)
+        if not snap.is_notebook and os.path.isabs(snap.path):
+            report.findings = report.findings + self._importer_findings(snap, config, lang, report.findings)
         self._trim_parse_cache(snap.key, report)
         positions = Positions(snap, self.workspace.position_codec)
         diagnostics: dict[str, list[types.Diagnostic]] = {}
@@ -408,6 +415,69 @@ class GradguardServer(LanguageServer):
                 diagnostics.setdefault(converted[0], []).append(converted[1])
         return Analysis(snap, report, lang, positions, diagnostics)
 
+    def _importer_findings(self, snap: Snapshot, config, lang: str, own: list) -> list:
+        """What the runs of project files that import this document, and are not open, put in it (read from disk;
+        an open importer's own analysis places its findings, see `placed_diagnostics`)."""
+        real = os.path.realpath(snap.path)
+        open_paths = {os.path.realpath(a.snapshot.path) for a in list(self.analyses.values())}
+        seen = {(f.code, f.span) for f in own}
+        out = []
+        for importer in self.engine.importers_of(snap.path)[:IMPORTER_RUNS]:
+            if os.path.realpath(importer) in open_paths:
+                continue
+            text = self.engine._project_text(importer)
+            if text is None:
+                continue
+            other = self.engine.check(text, importer, config, lang)
+            for path, finding in other.elsewhere:
+                if os.path.realpath(path) == real and (finding.code, finding.span) not in seen:
+                    seen.add((finding.code, finding.span))
+                    out.append(finding)
+        return out
+
+    def placed_diagnostics(self, key: str, snap: Snapshot) -> list[types.Diagnostic]:
+        """Diagnostics for this document from the runs of other open documents (their `Report.elsewhere`)."""
+        if snap.is_notebook or not self.placed_from:
+            return []
+        real = os.path.realpath(snap.path)
+        positions = Positions(snap, self.workspace.position_codec)
+        settings = self.settings_for(key)
+        own = self.analyses.get(key)
+        seen = {(f.code, f.span) for f in own.report.findings} if own is not None else set()
+        out = []
+        for other, placed in self.placed_from.items():
+            if other == key:
+                continue
+            for finding in placed.get(real, ()):
+                if (finding.code, finding.span) in seen:
+                    continue
+                seen.add((finding.code, finding.span))
+                converted = finding_diagnostic(finding, positions, settings)
+                if converted is not None:
+                    out.append(converted[1])
+        return out
+
+    def _place_elsewhere(self, key: str, report: Report) -> None:
+        """Remember what this document's run put in other files, and re-publish the open ones whose share changed."""
+        placed: dict[str, list] = {}
+        for path, finding in getattr(report, "elsewhere", []):
+            placed.setdefault(os.path.realpath(path), []).append(finding)
+        before = self.placed_from.get(key, {})
+        if placed:
+            self.placed_from[key] = placed
+        else:
+            self.placed_from.pop(key, None)
+        changed = {p for p in set(before) | set(placed) if before.get(p) != placed.get(p)}
+        if changed:
+            self._republish(changed, skip=key)
+
+    def _republish(self, paths: set, skip: str | None = None) -> None:
+        for other, analysis in list(self.analyses.items()):
+            if other != skip and os.path.realpath(analysis.snapshot.path) in paths:
+                latest = snapshot_for(self.workspace, other)
+                if latest is not None and latest.versions == analysis.snapshot.versions:
+                    self.publish(other, latest, analysis.diagnostics)
+
     def _trim_parse_cache(self, key: str, report: Report) -> None:
         """Keep the engine's parse cache to the blocks of open documents plus a little slack.
 
@@ -427,8 +497,9 @@ class GradguardServer(LanguageServer):
             self.cell_diagnostics.pop(uri, None)
             self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
         traced = self.trace_diagnostics(snap) if self.trace.marks and not snap.is_notebook else []
+        placed = self.placed_diagnostics(key, snap)
         for uri, version in uris.items():
-            published = diagnostics.get(uri, []) + traced
+            published = diagnostics.get(uri, []) + traced + placed
             if snap.is_notebook:
                 # A keystroke in one cell of a 3,000-cell notebook re-published every cell; send the changed ones.
                 if self.cell_diagnostics.get(uri) == (version, published):
@@ -457,11 +528,16 @@ class GradguardServer(LanguageServer):
             task.cancel()
         self.analyses.pop(key, None)
         self.live_blocks.pop(key, None)
+        dropped = self.placed_from.pop(key, None)
         # the engine's last text and module-level run of a closed document would stay until its blocks left the cache
         self.engine.forget(path)
         for uri in set(uris) | self.published.pop(key, set()):
             self.cell_diagnostics.pop(uri, None)
             self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+        if dropped:  # the files it placed findings in: what it kept goes; their analysis reads the disk's importers
+            for other, analysis in list(self.analyses.items()):
+                if os.path.realpath(analysis.snapshot.path) in dropped:
+                    self.schedule(other, 0)
 
     # ---- fix-all --------------------------------------------------------------------
 

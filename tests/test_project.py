@@ -1,0 +1,195 @@
+"""A project is one program: a tensor `train.py` passes to `losses.py` is the same tensor there.
+
+tests/projects/simclr is the new user's SimCLR shape (issue 29): `losses.py` normalises the projections in place
+(`z1 /= z1.norm(...)`), `train.py` passes them in from a model in a `models/` package (re-exported by its
+`__init__`). torch raises at `loss.backward()` in train.py; the write is losses.py line 6. Each test runs the real
+CLI or the real engine; the programs run under real torch.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from gradguard.engine import Engine
+
+HERE = Path(__file__).parent
+SIMCLR = HERE / "projects" / "simclr"
+FIXED_LOSS = "    z1 = z1 / z1.norm(dim=1, keepdim=True)\n"
+BACKWARD_ERROR = "one of the variables needed for gradient computation has been modified by an inplace operation"
+
+
+def gg(*args: str, cwd: Path) -> tuple[int, list[dict]]:
+    proc = subprocess.run([sys.executable, "-m", "gradguard", "check", "--no-cache", "--format", "json", *args],
+                          cwd=cwd, capture_output=True, text=True, timeout=300)
+    assert proc.returncode in (0, 1), proc.stderr
+    return proc.returncode, json.loads(proc.stdout or "[]")
+
+
+def run_python(script: str, cwd: Path) -> subprocess.CompletedProcess:
+    env = dict(os.environ, PYTHONPATH=str(cwd))
+    return subprocess.run([sys.executable, script], cwd=cwd, capture_output=True, text=True, timeout=300, env=env)
+
+
+def places(found: list[dict]) -> list[tuple[str, str, int]]:
+    return sorted((Path(f["filename"]).as_posix(), f["code"], f["location"]["row"]) for f in found)
+
+
+@pytest.fixture
+def simclr(tmp_path) -> Path:
+    folder = tmp_path / "simclr"
+    shutil.copytree(SIMCLR, folder)
+    return folder
+
+
+def fix_by_hand(folder: Path) -> None:
+    path = folder / "losses.py"
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text.replace("    z1 /= z1.norm(dim=1, keepdim=True)\n", FIXED_LOSS), encoding="utf-8")
+
+
+def test_the_project_raises_under_torch_and_the_hand_fix_trains(simclr):
+    bad = run_python("train.py", simclr)
+    assert bad.returncode != 0 and BACKWARD_ERROR in bad.stderr
+    assert 'train.py", line 18' in bad.stderr  # torch points at the backward, not at the write in losses.py
+    fix_by_hand(simclr)
+    good = run_python("train.py", simclr)
+    assert good.returncode == 0, good.stderr
+
+
+def test_checking_the_folder_reports_the_write_in_losses_py_with_the_backward_in_train_py(simclr):
+    status, found = gg(".", cwd=simclr)
+    assert status == 1 and places(found) == [("losses.py", "GG201", 6)]
+    finding = found[0]
+    assert "on line 18 of train.py will fail" in finding["message"]
+    backward = [r for r in finding["related"] if r.get("filename")]
+    assert [(Path(r["filename"]).name, r["location"]["row"]) for r in backward] == [("train.py", 18)]
+    assert finding["fix"]["edits"] and all(e["location"]["row"] == 6 for e in finding["fix"]["edits"])
+
+
+def test_checking_the_script_alone_follows_its_imports(simclr):
+    status, found = gg("train.py", cwd=simclr)
+    assert status == 1 and places(found) == [("losses.py", "GG201", 6)]
+
+
+def test_checking_the_module_alone_runs_the_scripts_that_import_it(simclr):
+    status, found = gg("losses.py", cwd=simclr)
+    assert status == 1 and places(found) == [("losses.py", "GG201", 6)]
+    status, found = gg("data.py", cwd=simclr)  # imported by train.py, which puts nothing there
+    assert status == 0 and found == []
+
+
+def test_the_hand_fixed_project_is_clean(simclr):
+    fix_by_hand(simclr)
+    assert gg(".", cwd=simclr) == (0, [])
+
+
+def test_the_cache_of_train_py_is_invalidated_by_an_edit_in_losses_py(simclr, tmp_path):
+    def cached_check():
+        proc = subprocess.run([sys.executable, "-m", "gradguard", "check", "--format", "json", "--cache-dir",
+                               str(tmp_path / "cache"), "train.py"], cwd=simclr, capture_output=True, text=True,
+                              timeout=300)
+        return places(json.loads(proc.stdout))
+
+    assert cached_check() == [("losses.py", "GG201", 6)]
+    assert cached_check() == [("losses.py", "GG201", 6)]  # from the cache
+    fix_by_hand(simclr)
+    assert cached_check() == []
+
+
+def write(folder: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        path = folder / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    (folder / "pyproject.toml").write_text("", encoding="utf-8")
+    return folder
+
+
+HELPER = ("import torch\n\n\n"
+          "def squash(h):\n"
+          "    h.clamp_(0.0, 1.0)\n"
+          "    return h\n")
+CALLER_BODY = ("w = torch.randn(4, 4, requires_grad=True)\n"
+               "x = torch.randn(2, 4)\n"
+               "h = torch.sigmoid(x @ w)\n"
+               "{call}\n"
+               "h.sum().backward()\n")
+
+IMPORT_FORMS = {
+    "from-import": ("from utils import squash\n", "squash(h)", {"utils.py": HELPER}),
+    "import-as": ("import utils as U\n", "U.squash(h)", {"utils.py": HELPER}),
+    "plain-import": ("import utils\n", "utils.squash(h)", {"utils.py": HELPER}),
+    "alias": ("from utils import squash as clip\n", "clip(h)", {"utils.py": HELPER}),
+    "star": ("from utils import *\n", "squash(h)", {"utils.py": HELPER}),
+    "package-reexport": ("from pkg import squash\n", "squash(h)",
+                         {"pkg/__init__.py": "from .ops import squash\n", "pkg/ops.py": HELPER}),
+    "submodule": ("from pkg import ops\n", "ops.squash(h)", {"pkg/__init__.py": "", "pkg/ops.py": HELPER}),
+    "src-layout": ("from mylib.ops import squash\n", "squash(h)",
+                   {"src/mylib/__init__.py": "", "src/mylib/ops.py": HELPER}),
+}
+
+
+@pytest.mark.parametrize("form", sorted(IMPORT_FORMS))
+def test_each_import_form_reaches_the_helper(tmp_path, form):
+    head, call, files = IMPORT_FORMS[form]
+    main = "import torch\n" + head + CALLER_BODY.format(call=call)
+    folder = write(tmp_path, {**files, "main.py": main})
+    helper_file = next(name for name in files if name.endswith("ops.py") or name == "utils.py")
+    status, found = gg(".", cwd=folder)
+    assert places(found) == [(helper_file, "GG201", 5)], form
+    env_path = folder / "src" if form == "src-layout" else folder
+    proc = subprocess.run([sys.executable, "main.py"], cwd=folder, capture_output=True, text=True, timeout=300,
+                          env=dict(os.environ, PYTHONPATH=str(env_path)))
+    assert BACKWARD_ERROR in proc.stderr, form
+
+
+def test_a_script_in_a_sub_folder_reaches_the_package_at_the_root(tmp_path):
+    folder = write(tmp_path, {"pkg/__init__.py": "", "pkg/ops.py": HELPER,
+                              "scripts/train.py": "import torch\nfrom pkg.ops import squash\n"
+                                                  + CALLER_BODY.format(call="squash(h)")})
+    _status, found = gg("scripts/train.py", cwd=folder)
+    assert places(found) == [("pkg/ops.py", "GG201", 5)]
+
+
+def test_a_name_that_means_something_else_here_is_not_linked(tmp_path):
+    # utils.py's `F` is torch.nn.functional; main.py binds `F` to its own function: linking squash would make
+    # its `F.relu` mean main.py's F, so the import is left unfollowed (no claim rather than a wrong one).
+    helper = ("import torch.nn.functional as F\n\n\n"
+              "def squash(h):\n"
+              "    h.clamp_(0.0, 1.0)\n"
+              "    return F.relu(h)\n")
+    main = ("import torch\nfrom utils import squash\n\n\ndef F(x):\n    return x\n\n\n"
+            + CALLER_BODY.format(call="squash(h)"))
+    folder = write(tmp_path, {"utils.py": helper, "main.py": main})
+    engine = Engine(editor=False)
+    report = engine.check(main, str(folder / "main.py"))
+    assert report.elsewhere == [] and report.program is None
+
+
+def test_a_helper_correct_for_its_callers_stays_silent(tmp_path):
+    # The same helper called on a tensor nothing saved (a fresh matmul whose backward needs only its inputs).
+    main = ("import torch\nfrom utils import squash\n"
+            "w = torch.randn(4, 4, requires_grad=True)\n"
+            "x = torch.randn(2, 4)\n"
+            "h = x @ w\n"
+            "squash(h)\n"
+            "h.sum().backward()\n")
+    folder = write(tmp_path, {"utils.py": HELPER, "main.py": main})
+    assert gg(".", cwd=folder) == (0, [])
+    proc = subprocess.run([sys.executable, "main.py"], cwd=folder, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_an_imported_library_module_is_never_executed(tmp_path):
+    marker = tmp_path / "ran"
+    helper = HELPER + f"\nopen({str(marker)!r}, 'w').write('imported')\n"
+    main = "import torch\nfrom utils import squash\n" + CALLER_BODY.format(call="squash(h)")
+    folder = write(tmp_path, {"utils.py": helper, "main.py": main})
+    _status, found = gg(".", cwd=folder)
+    assert places(found) == [("utils.py", "GG201", 5)] and not marker.exists()
