@@ -62,6 +62,8 @@ class Engine:
         self._chunk_blocks = _LRU(4096)  # linked chunk text -> its blocks
         self._project_texts = _LRU(512)  # (path, mtime, size) -> text of a project file read for linking
         self.index = ProjectIndex(self.linker, self._project_text)
+        # real path -> the text an editor holds for an open project file (read instead of the disk's)
+        self.overlay: dict[str, str] = {}
 
     def check(self, text: str, path: str = "<stdin>", config: Config | None = None, lang: str | None = None) -> Report:
         """Analyse one file's text and return its findings (suppressions and config applied)."""
@@ -340,10 +342,14 @@ class Engine:
         return joined
 
     def _project_text(self, path) -> str | None:
-        """A project file's text for linking: a regular file inside the read roots, size-capped, UTF-8."""
+        """A project file's text for linking: an editor's open document, else a regular file inside the read roots,
+        size-capped, UTF-8."""
         real = self._readable(path)
         if real is None:
             return None
+        held = self.overlay.get(str(real))
+        if held is not None:
+            return held
         try:
             info = real.stat()
             key = (str(real), info.st_mtime_ns, info.st_size)

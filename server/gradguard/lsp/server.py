@@ -202,6 +202,7 @@ class GradguardServer(LanguageServer):
         # key -> {real path of another project file: the findings this document's run put there} (a write in an
         # open losses.py that an open train.py's run reaches is shown in losses.py)
         self.placed_from: dict[str, dict[str, list]] = {}
+        self.following: set[str] = set()  # keys re-analysed because a file their run links changed (no further ripple)
         self.loop: asyncio.AbstractEventLoop | None = None
         self.jedi = JediService(lambda msg: self.log(msg))
         self.trace = TraceResults()
@@ -380,6 +381,10 @@ class GradguardServer(LanguageServer):
         self.analyses[key] = analysis
         self.publish(key, snap, analysis.diagnostics)
         self._place_elsewhere(key, analysis.report)
+        if key in self.following:
+            self.following.discard(key)
+        else:
+            self._rerun_dependents(key, snap)
         self.status(key, "ok", (time.perf_counter() - started) * 1000, len(analysis.report.findings))
 
     def _analyse(self, snap: Snapshot, settings: Settings) -> Analysis:
@@ -391,6 +396,8 @@ class GradguardServer(LanguageServer):
         if os.path.isabs(snap.path) and self.excluded(snap.path, config):
             return Analysis(snap, Report(snap.path), lang, Positions(snap, self.workspace.position_codec))
         self.engine.read_roots = tuple(self.workspace_roots()) or None
+        if not snap.is_notebook and os.path.isabs(snap.path):  # other documents' runs link this text, not the disk's
+            self.engine.overlay[os.path.realpath(snap.path)] = snap.text
         report = self.engine.check(snap.text, snap.path, config, lang)
         if not snap.is_notebook and os.path.isabs(snap.path):
             report.findings = report.findings + self._importer_findings(snap, config, lang, report.findings)
@@ -471,6 +478,15 @@ class GradguardServer(LanguageServer):
         if changed:
             self._republish(changed, skip=key)
 
+    def _rerun_dependents(self, key: str, snap: Snapshot) -> None:
+        """Open documents whose last run linked this one's file run again (once: their runs do not ripple on)."""
+        real = os.path.realpath(snap.path)
+        for other, analysis in list(self.analyses.items()):
+            program = getattr(analysis.report, "program", None)
+            if other != key and program is not None and any(os.path.realpath(p) == real for p in program.files):
+                self.following.add(other)
+                self.schedule(other)
+
     def _republish(self, paths: set, skip: str | None = None) -> None:
         for other, analysis in list(self.analyses.items()):
             if other != skip and os.path.realpath(analysis.snapshot.path) in paths:
@@ -529,6 +545,8 @@ class GradguardServer(LanguageServer):
         self.analyses.pop(key, None)
         self.live_blocks.pop(key, None)
         dropped = self.placed_from.pop(key, None)
+        self.following.discard(key)
+        self.engine.overlay.pop(os.path.realpath(path), None)  # runs that link it read the disk again
         # the engine's last text and module-level run of a closed document would stay until its blocks left the cache
         self.engine.forget(path)
         for uri in set(uris) | self.published.pop(key, set()):
