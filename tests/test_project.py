@@ -193,3 +193,26 @@ def test_an_imported_library_module_is_never_executed(tmp_path):
     folder = write(tmp_path, {"utils.py": helper, "main.py": main})
     _status, found = gg(".", cwd=folder)
     assert places(found) == [("utils.py", "GG201", 5)] and not marker.exists()
+
+
+def run_notebook(path: Path) -> subprocess.CompletedProcess:
+    """The notebook's code cells in order, in one namespace, from its folder (as a kernel started there runs them)."""
+    runner = ("import json, sys\n"
+              "cells = json.load(open(sys.argv[1]))['cells']\n"
+              "ns = {'__name__': '__main__'}\n"
+              "for cell in cells:\n"
+              "    if cell['cell_type'] == 'code':\n"
+              "        exec(compile(''.join(cell['source']), 'cell', 'exec'), ns)\n")
+    return subprocess.run([sys.executable, "-c", runner, path.name], cwd=path.parent, capture_output=True,
+                          text=True, timeout=300, env=dict(os.environ, PYTHONPATH=str(path.parent)))
+
+
+def test_a_notebook_that_imports_the_project_reaches_the_write_and_names_its_cell(simclr):
+    notebook = simclr / "experiment.ipynb"
+    assert BACKWARD_ERROR in run_notebook(notebook).stderr
+    status, found = gg("experiment.ipynb", cwd=simclr)
+    assert status == 1 and places(found) == [("losses.py", "GG201", 6)]
+    assert "on line 5 of cell 5 of experiment.ipynb will fail" in found[0]["message"]
+    fix_by_hand(simclr)
+    assert run_notebook(notebook).returncode == 0
+    assert gg("experiment.ipynb", cwd=simclr) == (0, [])

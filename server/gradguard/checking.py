@@ -264,7 +264,8 @@ def place_project_findings(results: list[FileResult], max_bytes: int = DEFAULT_M
 
     by_path = {os.path.realpath(r.path): r for r in results if not r.error and not r.skipped}
     added: dict[str, FileResult] = {}
-    for r in list(results):
+    # When a script and a notebook reach the same write, the script's run words it (notebooks last)
+    for r in sorted(results, key=lambda r: r.path.endswith(NOTEBOOK_SUFFIX)):
         for path, finding in r.elsewhere:
             real = os.path.realpath(path)
             target = by_path.get(real)
@@ -350,6 +351,14 @@ def _say_cell_lines(result: FileResult, cmap: CellMap, lang: str) -> None:
     """The engine numbers the lines of the joined program; in a notebook, messages name the cell and its line."""
     result.findings = cmap.relabel_findings(result.findings, lang)
     result.notes = [replace(n, message=cmap.relabel(n.message, lang)) for n in result.notes]
+    name = Path(result.path).name
+
+    def say(text: str) -> str:
+        return cmap.relabel_in_other_file(text, name)
+
+    result.elsewhere = [(path, replace(f, message=say(f.message), explanation=say(f.explanation),
+                                       related=tuple(replace(r, message=say(r.message)) for r in f.related)))
+                        for path, f in result.elsewhere]
 
 
 def _hash_files(paths) -> dict:

@@ -156,6 +156,22 @@ class CellMap:
                         related=tuple(replace(r, message=say(r.message)) for r in f.related),
                         fix=None if f.fix is None else replace(f.fix, message=say(f.fix.message))) for f in findings]
 
+    def relabel_in_other_file(self, text: str, notebook_name: str) -> str:
+        """A message of a finding in another project file that names this notebook's lines (`line 11 of
+        x.ipynb`, zh `x.ipynb 第 11 行`): said with the cell, as in the notebook's own messages."""
+        name = re.escape(notebook_name)
+
+        def one(m: re.Match) -> str:
+            cell, local = self.locate(int(m.group("a")) - 1)
+            return f"{m.group('word')} {local + 1} of cell {cell} of {notebook_name}"
+
+        def zh(m: re.Match) -> str:
+            cell, local = self.locate(int(m.group("a")) - 1)
+            return f"{notebook_name} 第 {cell} 个单元格第 {local + 1} 行"
+
+        text = re.sub(r"\b(?P<word>[Ll]ine) (?P<a>\d+) of " + name, one, text)
+        return re.sub(name + r" 第 ?(?P<a>\d+) ?行", zh, text)
+
     def _relabel_prose(self, text: str, lang: str, after_file: bool) -> str:
         def one(line: int) -> tuple[int, int]:
             cell, local = self.locate(line - 1)
@@ -183,7 +199,7 @@ class CellMap:
             return f"第 {cell} 个单元格第 {local} 行"
 
         text = re.sub(r"\b(?P<word>[Ll]ine)s (?P<a>\d+)-(?P<b>\d+)\b", span, text)
-        text = re.sub(r"\b(?P<word>[Ll]ine) (?P<a>\d+)\b(?! of cell)", single, text)
+        text = re.sub(r"\b(?P<word>[Ll]ine) (?P<a>\d+)\b(?! of )", single, text)
         if lang == "zh" or "行" in text:
             text = re.sub(r"第 ?(?P<a>\d+) ?行", zh, text)
         return text
