@@ -36,6 +36,7 @@ from .model import (
     Optimizer,
     ParamsOf,
     Partial,
+    Problem,
     QualRef,
     Seq,
     Special,
@@ -1119,6 +1120,11 @@ class Calls:
             return scope.tensors.view_of(scope, t, node, "detach")
         if name == "detach_":
             self.args_of(scope, node)
+            if t.view_of is not None and t.view_kind not in ("detach", "alias", ""):
+                # torch: "Can't detach views in-place" (any view: of a graph tensor or not; a `.data` or a
+                # `detach()` result is not a view and detaches in place)
+                scope._problem(Problem("detach-view", node, scope.stmt, tensor=t))
+                return t
             t.history = EMPTY
             t.requires_grad = False
             t.is_leaf = True
