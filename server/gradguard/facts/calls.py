@@ -437,6 +437,8 @@ class Calls:
             # the forward runs on what the hooks returned; the calling code handed in only `args`
             passed, args = list(args), self._forward_pre_hooks(scope, m, list(args), node)
         result = self._call_module(scope, m, args, node, keywords, direct_forward, passed)
+        if m.forward_hooks and not direct_forward:
+            result = self._forward_hooks(scope, m, list(passed if passed is not None else args), result, node)
         if m.backward_hook is not None and not direct_forward \
                 and scope.path[:len(m.backward_hook_path)] == m.backward_hook_path:
             # hooks run on `m(x)`, not on `m.forward(x)`
@@ -458,6 +460,20 @@ class Calls:
             elif not _returns_none(hook):
                 return [None] * len(args)
         return args
+
+    def _forward_hooks(self, scope, m: Module, args: list, result, node):
+        """torch calls each forward hook as `hook(module, args, output)` after `forward`; a value it returns replaces
+        the output. A hook registered on another branch path, or whose result cannot be told from None, makes the
+        output unknown."""
+        for hook, path in list(m.forward_hooks):
+            if scope.path[:len(path)] != path:
+                return None
+            returned = self.call_with(scope, hook, [m, Seq(list(args)), result], {}, node)
+            if isinstance(returned, (Tensor, Seq)):
+                result = returned
+            elif not _returns_none(hook):
+                return None
+        return result
 
     def _call_module(self, scope, m: Module, args, node, keywords=None, direct_forward=False, passed=None):
         keywords = keywords or {}
@@ -831,6 +847,9 @@ class Calls:
             args()
             return scope.modules.new_module(scope, q, None, None, node)
         positional, keywords = args()
+        if q in ("torch.nn.functional.dropout", "torch.dropout", "torch.nn.functional.alpha_dropout") and positional \
+                and isinstance(positional[0], Tensor) and _dropout_passes_through(positional, keywords):
+            return positional[0]  # p=0 or training=False: torch returns the input itself
         if q == "torch.reshape" and positional and isinstance(positional[0], Tensor) and not positional[0].contiguous \
                 and splits_one_dim(positional[0], positional[1:]):
             return scope.tensors.view_of(scope, positional[0], node, "view")
@@ -1047,6 +1066,8 @@ class Calls:
                     module.backward_hook = None
                 elif entry in module.forward_pre_hooks:
                     module.forward_pre_hooks.remove(entry)
+                elif entry in module.forward_hooks:
+                    module.forward_hooks.remove(entry)
             return None
         if special.kind == "ctx":
             if name == "save_for_backward":
@@ -1463,3 +1484,12 @@ def _dtype_or_device(scope, expr) -> tuple[str, str] | None:
     if name == "torch.FloatTensor":
         return "tensor_type", "torch.FloatTensor"
     return None
+
+
+def _dropout_passes_through(positional, keywords) -> bool:
+    """`F.dropout(x, p, training, inplace)` with a literal p of 0 or a literal training=False."""
+    rate = positional[1] if len(positional) > 1 else (keywords.get("p") or (Literal(0.5),))[0]
+    training = positional[2] if len(positional) > 2 else (keywords.get("training") or (Literal(True),))[0]
+    zero = isinstance(rate, Literal) and type(rate.value) in (int, float) and rate.value == 0
+    off = isinstance(training, Literal) and training.value is False
+    return zero or off

@@ -214,6 +214,11 @@ class Module:
     # `register_forward_pre_hook(fn)`: [fn, branch path it ran on] per hook, in order (torch calls each before
     # `forward` and a returned value replaces the arguments)
     forward_pre_hooks: list = field(default_factory=list)
+    # `register_forward_hook(fn)`: [fn, branch path] per hook (torch calls `fn(module, args, output)` after `forward`;
+    # a returned value replaces the output; `output.requires_grad_()` in it makes the output a leaf that requires grad)
+    forward_hooks: list = field(default_factory=list)
+    # a dropout built with p=0: torch returns its input itself (the same tensor, no copy, no write)
+    passthrough: bool = False
     # a torch layer's parameters as torch registers them, when its constructor's arguments prove which exist:
     # ((attribute, dimension count or None), ...) in registration order (`named_parameters()` walks them)
     param_attrs: tuple | None = None

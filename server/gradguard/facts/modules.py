@@ -45,6 +45,8 @@ PARAM_ATTRS = {"weight", "bias", "weight_ih_l0", "weight_hh_l0", "bias_ih_l0", "
                 "weight_hh", "bias_ih", "bias_hh", "in_proj_weight", "in_proj_bias", "weight_ih_l1", "weight_hh_l1",
                 "bias_ih_l1", "bias_hh_l1", "out_proj"}
 # nn.Module's own API: never interpreted as user methods even when a class overrides nothing.
+DROPOUT_KINDS = frozenset({"torch.nn.Dropout", "torch.nn.Dropout1d", "torch.nn.Dropout2d", "torch.nn.Dropout3d",
+                           "torch.nn.AlphaDropout", "torch.nn.FeatureAlphaDropout"})
 MODULE_API = {"parameters", "named_parameters", "zero_grad", "train", "eval", "to", "cuda", "cpu", "float",
               "double", "half", "requires_grad_", "modules", "children", "named_modules", "named_children",
               "state_dict", "load_state_dict", "apply", "add_module", "register_buffer", "register_parameter",
@@ -148,6 +150,9 @@ class Modules:
         self._take_row(m, q, row)
         if m.has_params:
             m.param_attrs = layer_param_attrs(q, positional, keywords)
+        if q in DROPOUT_KINDS:
+            rate = positional[0] if positional else (keywords.get("p") or (None,))[0]
+            m.passthrough = isinstance(rate, Literal) and rate.value == 0 and type(rate.value) in (int, float)
         inplace = keywords.get("inplace")
         pos = INPLACE_MODULE_ARG_POS.get(q)
         if inplace is not None:
@@ -377,6 +382,12 @@ class Modules:
             entry = [first, scope.path]
             m.forward_pre_hooks.append(entry)
             return Special("hook_handle", (m, entry))
+        if name == "register_forward_hook" and first is not None and len(positional) == 1 \
+                and not any(a.keyword is not None and a.keyword.value in ("with_kwargs", "prepend", "always_call")
+                            for a in node.args):
+            entry = [first, scope.path]
+            m.forward_hooks.append(entry)
+            return Special("hook_handle", (m, entry))
         if name in ("modules", "children"):
             subs = ([m] if name == "modules" else []) + (self._all_submodules(scope, m) if name == "modules"
                                                           else self.submodules(scope, m))
@@ -455,6 +466,8 @@ class Modules:
         site, scope.layer_site = (scope.layer_site or node), None  # where its saves and writes are reported
         tensors = flat_tensors(args)
         grad_off = scope.grad == GRAD_OFF
+        if m.passthrough and tensors:
+            return tensors[0]  # `nn.Dropout(p=0)` returns its input: a later in-place write reaches that tensor
         if m.inplace and tensors:
             first = tensors[0]
             op = m.kind.rsplit(".", 1)[-1] + "(inplace=True)"

@@ -469,6 +469,7 @@ class _Copier:
         out.children_path = self.path(m.children_path)
         out.backward_hook_path = self.path(m.backward_hook_path)
         out.forward_pre_hooks = [[self.value(hook), self.path(path)] for hook, path in m.forward_pre_hooks]
+        out.forward_hooks = [[self.value(hook), self.path(path)] for hook, path in m.forward_hooks]
         if out.inplace_site is not None and type(out.inplace_site) is not tuple:
             raise _NotSummarisable
         extra = set(m.__dict__) - _MODULE_FIELDS
