@@ -62,7 +62,7 @@ export function readServerSettings(): ServerSettings {
     ignore: nonEmpty(stringList(cfg.get('ignore'))),
     severity,
     language: language === 'en' || language === 'zh' ? language : 'auto',
-    debounceMs: Math.max(0, Math.min(5000, cfg.get<number>('debounceMs', 150))),
+    debounceMs: Math.max(0, Math.min(5000, cfg.get<number>('debounceMs', 50))),
     workspaceTrusted: vscode.workspace.isTrusted,
     lint: { run: cfg.get<string>('lint.run') === 'onSave' ? 'onSave' : 'onType' },
   };

@@ -53,6 +53,7 @@ class Engine:
         # When set (the language server sets its workspace folders), project files beside a checked file are
         # read only inside these folders: a repository's symlink to /dev/zero or ~/.ssh is never opened.
         self.read_roots: tuple[str, ...] | None = None
+        self._cancelled = None  # the running check's cancellation poll (see check)
         # A file is analysed with the definitions it imports from the user's other files (project.py): the
         # project is one program. Off, each file is analysed alone (imported classes summarised).
         self.project = project
@@ -65,8 +66,11 @@ class Engine:
         # real path -> the text an editor holds for an open project file (read instead of the disk's)
         self.overlay: dict[str, str] = {}
 
-    def check(self, text: str, path: str = "<stdin>", config: Config | None = None, lang: str | None = None) -> Report:
-        """Analyse one file's text and return its findings (suppressions and config applied)."""
+    def check(self, text: str, path: str = "<stdin>", config: Config | None = None, lang: str | None = None,
+              cancelled=None) -> Report:
+        """Analyse one file's text and return its findings (suppressions and config applied). `cancelled() -> bool`
+        is polled between interpreted statements; when it says so, `AnalysisCancelled` is raised (an editor's newer
+        edit of the same document)."""
         # Garbage collection while a file is checked (measured on timm): a full collection walks every live
         # object, parsed trees and the imported classes' trees kept across files (~100k nodes), and the ~30 of a
         # run cost 2-3 s, 25% of the parsing; they are put off (an editor restores the thresholds between
@@ -76,8 +80,10 @@ class Engine:
         thresholds = gc.get_threshold()
         gc.set_threshold(max(thresholds[0], 10_000), thresholds[1], max(thresholds[2], 1_000 if self.editor else 100))
         try:
+            self._cancelled = cancelled
             return self._check(text, path, config, lang)
         finally:
+            self._cancelled = None
             gc.set_threshold(*thresholds)
 
     def _check(self, text: str, path: str, config: Config | None, lang: str | None) -> Report:
@@ -202,7 +208,8 @@ class Engine:
                                         external_classes=lambda full: self.imported_class(path, full),
                                         hot_text=hot_text, called_names=called, describe_quiet=self.editor,
                                         texts={id(pb.parsed.module): pb.block.text for pb in good},
-                                        module_runs=self.module_runs, document=path, linked=linked)
+                                        module_runs=self.module_runs, document=path, linked=linked,
+                                        cancelled=self._cancelled)
                 analysis.run()
                 self.module_code_runs += analysis.module_code_ran
                 return analysis
@@ -316,7 +323,9 @@ class Engine:
         if path.startswith("<") or not may_import_project(source.text):
             return None
         index = index_blocks(path, source.blocks, self._entry_imports)
-        if not index.imports:
+        # Entry points link: scripts, notebooks, test files. A library module is checked on its own (its callers'
+        # runs reach it), which keeps a library's check as cheap as before.
+        if not index.imports or not (index.runs_code or path.endswith(".ipynb")):
             return None
         program = self.linker.link(path, source.text, index)
         if program is not None:

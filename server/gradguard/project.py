@@ -104,6 +104,8 @@ class _FileIndex:
     assigned: dict  # name -> [(first line, end line)] of top-level simple assignments binding it
     imports: list  # (first line, end line, [import records]) of each top-level import statement
     all_names: set  # every name bound at top level (collision checks)
+    runs_code: bool = False  # a script's shape: a `__main__` guard, a loop, a `with` or a call at top level
+    free: dict = field(default_factory=dict)  # name -> the globals its definition reads (`_free_globals`), lazily
 
 
 @dataclass(frozen=True)
@@ -175,6 +177,7 @@ def index_text(path: str, text: str) -> _FileIndex | None:
         return None
     lines = text.split("\n")
     definitions, assigned, imports, all_names = {}, {}, [], set()
+    runs_code = any(_runs_code(node) for node in tree.body)
     for node in tree.body:
         start, end = _first_line(node), node.end_lineno
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
@@ -195,7 +198,26 @@ def index_text(path: str, text: str) -> _FileIndex | None:
                     all_names.add(inner.name)
                 elif isinstance(inner, (ast.Import, ast.ImportFrom)):
                     all_names.update(r.local for r in _records_of(inner) if not r.star)
-    return _FileIndex(path, lines, definitions, assigned, imports, all_names)
+    return _FileIndex(path, lines, definitions, assigned, imports, all_names, runs_code)
+
+
+# Module-level calls a library makes at import time (registries, warnings, logging): not a script's work
+_LIBRARY_CALL = re.compile(r"register|warn|logging|logger|getLogger|basicConfig|setLevel|__all__|_?export")
+
+
+def _runs_code(node) -> bool:
+    """Whether a top-level statement is a script's work: the `__main__` guard, a loop, a `with`, a call statement
+    (not a docstring, not a library's registration or logging call), or a test function."""
+    if isinstance(node, ast.If):
+        test = node.test
+        return isinstance(test, ast.Compare) and isinstance(test.left, ast.Name) and test.left.id == "__name__"
+    if isinstance(node, (ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith)):
+        return True
+    if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+        return not _LIBRARY_CALL.search(ast.unparse(node.value.func))
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return node.name.startswith("test_")
+    return False
 
 
 _WORD = re.compile(r"[A-Za-z_]\w*")
@@ -365,12 +387,18 @@ class ProjectLinker:
                 spans = [index.definitions[current]]
             else:
                 spans = index.assigned.get(current, [])
-            free = set()
-            for start, end in spans:
-                names = _free_globals("\n".join(index.lines[start:end]) + "\n")
-                if names is None:
-                    return False
-                free |= names
+            free = index.free.get(current)
+            if free is None:
+                free = set()
+                for start, end in spans:
+                    names = _free_globals("\n".join(index.lines[start:end]) + "\n")
+                    if names is None:
+                        free = None
+                        break
+                    free |= names
+                index.free[current] = free
+            if free is None:
+                return False
             for word in free - seen:
                 seen.add(word)
                 if word in index.definitions or word in index.assigned:
@@ -626,13 +654,14 @@ def may_import_project(text: str) -> bool:
 def index_blocks(path: str, blocks, parsed: dict) -> _FileIndex:
     """The entry's index from its blocks, each statement group parsed alone (`parsed`: text -> index, kept by the
     caller across edits), so that half-typed code elsewhere in the file keeps its imports linked."""
-    definitions, imports, all_names = {}, [], set()
+    definitions, imports, all_names, runs_code = {}, [], set(), False
     for block in blocks:
         if block.is_definition:
             head = _DEF_NAME.match(block.text)
             if head is not None:
                 definitions.setdefault(head.group(1), (block.start_line, block.end_line))
                 all_names.add(head.group(1))
+                runs_code = runs_code or (head.group(1).startswith("test_") and "class" not in head.group(0))
             continue
         own = parsed.get(block.text)
         if own is None:
@@ -642,11 +671,12 @@ def index_blocks(path: str, blocks, parsed: dict) -> _FileIndex:
             parsed[block.text] = own
         imports.extend((s + block.start_line, e + block.start_line, r) for s, e, r in own.imports)
         all_names |= own.all_names
+        runs_code = runs_code or own.runs_code
         for name in own.definitions:
             all_names.add(name)
     for _s, _e, records in imports:
         all_names.update(r.local for r in records if not r.star)
-    return _FileIndex(path, [], definitions, {}, imports, all_names)
+    return _FileIndex(path, [], definitions, {}, imports, all_names, runs_code)
 
 
 _TOP_IMPORT = re.compile(r"^(?:from[ \t]+[.\w]+[ \t]+import[ \t]+(?:\([^)]*\)|[^\n]*)|import[ \t]+[^\n]*)", re.M)

@@ -45,12 +45,13 @@ class FileAnalysis:
                  block_cache: dict | None = None, external_classes=None, hot_text: str = "",
                  called_names: set | None = None, describe_quiet: bool = False, texts: dict | None = None,
                  block_index: dict | None = None, module_runs: dict | None = None, document: str = "",
-                 linked=None):
+                 linked=None, cancelled=None):
         self.block_cache = block_cache
         self.block_index = block_index
         # document -> its last module-level run and what that run could read (an editor's; see _module_run)
         self.module_runs = module_runs
         self.document = document
+        self.cancelled = cancelled  # () -> bool, polled between statements (scope.step): a newer edit stops this run
         self.module_code_ran = False  # whether run() interpreted the module-level code (a cached run is reused)
         self._bound: dict | None = None  # name -> how the module binds it (`_names_bound`)
         self.called_names = called_names  # names this file's code calls (`train(`, `.step(`): None = not known

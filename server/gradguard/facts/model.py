@@ -343,6 +343,10 @@ class OptionDefault(Literal):
     param: str = ""
 
 
+class AnalysisCancelled(Exception):
+    """Raised between statements when the caller's `cancelled()` says a newer request replaced this analysis."""
+
+
 @dataclass(eq=False)
 class Problem:
     """Something the analysis proved will go wrong; rules turn these into findings."""

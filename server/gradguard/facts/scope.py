@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from .classes import walk_statements
+from .model import AnalysisCancelled
 from .calls import Calls
 from .expressions import Expressions, words
 from .model import (
@@ -273,6 +274,8 @@ class Scope:
     def step(self) -> bool:
         """Count one interpreted statement; False once the file's budget is spent."""
         self.a.steps += 1
+        if self.a.cancelled is not None and not self.a.steps & 127 and self.a.cancelled():
+            raise AnalysisCancelled  # a newer edit of the document: its analysis replaces this one
         return self.a.steps <= self.a.max_steps
 
     # ---- names ----------------------------------------------------------

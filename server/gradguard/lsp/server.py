@@ -24,6 +24,7 @@ from pygls.uris import to_fs_path
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
 
+from ..facts.model import AnalysisCancelled
 from ..findings import Report
 from ..jupyter.virtual_documents import cell_map as jupyter_cell_map
 from ..notebook import CellMap
@@ -202,6 +203,7 @@ class GradguardServer(LanguageServer):
         # key -> {real path of another project file: the findings this document's run put there} (a write in an
         # open losses.py that an open train.py's run reaches is shown in losses.py)
         self.placed_from: dict[str, dict[str, list]] = {}
+        self.cancel_events: dict[str, threading.Event] = {}  # key -> the flag its running analysis polls
         self.following: set[str] = set()  # keys re-analysed because a file their run links changed (no further ripple)
         self.loop: asyncio.AbstractEventLoop | None = None
         self.jedi = JediService(lambda msg: self.log(msg))
@@ -330,6 +332,9 @@ class GradguardServer(LanguageServer):
         old = self.tasks.pop(key, None)
         if old is not None:
             old.cancel()
+        running = self.cancel_events.pop(key, None)
+        if running is not None:
+            running.set()  # the engine stops that analysis at its next statement (a newer text replaces it)
         if delay is None:
             delay = self.settings_for(key).debounce_ms / 1000
         self.tasks[key] = asyncio.ensure_future(self._analyse_later(key, delay))
@@ -364,8 +369,11 @@ class GradguardServer(LanguageServer):
             self.status(key, "skipped", 0)
             return
         loop = asyncio.get_running_loop()
+        cancel = self.cancel_events[key] = threading.Event()
         try:
-            analysis = await loop.run_in_executor(self.engine_pool, self._analyse, snap, settings)
+            analysis = await loop.run_in_executor(self.engine_pool, self._analyse, snap, settings, cancel.is_set)
+        except AnalysisCancelled:
+            return  # a newer edit's analysis publishes
         except Exception:
             # One bad analysis costs that document its diagnostics, never the server.
             self.log(f"gradguard: analysis of {key} failed:\n{traceback.format_exc()}", types.MessageType.Error)
@@ -387,8 +395,8 @@ class GradguardServer(LanguageServer):
             self._rerun_dependents(key, snap)
         self.status(key, "ok", (time.perf_counter() - started) * 1000, len(analysis.report.findings))
 
-    def _analyse(self, snap: Snapshot, settings: Settings) -> Analysis:
-        """Runs on the engine thread."""
+    def _analyse(self, snap: Snapshot, settings: Settings, cancelled=None) -> Analysis:
+        """Runs on the engine thread. `cancelled() -> bool`: a newer edit replaced this snapshot."""
         if not self.in_workspace(snap):  # before reading any pyproject.toml above that file
             return Analysis(snap, Report(snap.path), self.lang_for(settings), Positions(snap, self.workspace.position_codec))
         config = self.config_for(snap.path, settings)
@@ -398,9 +406,9 @@ class GradguardServer(LanguageServer):
         self.engine.read_roots = tuple(self.workspace_roots()) or None
         if not snap.is_notebook and os.path.isabs(snap.path):  # other documents' runs link this text, not the disk's
             self.engine.overlay[os.path.realpath(snap.path)] = snap.text
-        report = self.engine.check(snap.text, snap.path, config, lang)
+        report = self.engine.check(snap.text, snap.path, config, lang, cancelled=cancelled)
         if not snap.is_notebook and os.path.isabs(snap.path):
-            report.findings = report.findings + self._importer_findings(snap, config, lang, report.findings)
+            report.findings = report.findings + self._importer_findings(snap, config, lang, report.findings, cancelled)
         self._trim_parse_cache(snap.key, report)
         positions = Positions(snap, self.workspace.position_codec)
         diagnostics: dict[str, list[types.Diagnostic]] = {}
@@ -422,7 +430,7 @@ class GradguardServer(LanguageServer):
                 diagnostics.setdefault(converted[0], []).append(converted[1])
         return Analysis(snap, report, lang, positions, diagnostics)
 
-    def _importer_findings(self, snap: Snapshot, config, lang: str, own: list) -> list:
+    def _importer_findings(self, snap: Snapshot, config, lang: str, own: list, cancelled=None) -> list:
         """What the runs of project files that import this document, and are not open, put in it (read from disk;
         an open importer's own analysis places its findings, see `placed_diagnostics`)."""
         real = os.path.realpath(snap.path)
@@ -435,7 +443,7 @@ class GradguardServer(LanguageServer):
             text = self.engine._project_text(importer)
             if text is None:
                 continue
-            other = self.engine.check(text, importer, config, lang)
+            other = self.engine.check(text, importer, config, lang, cancelled=cancelled)
             for path, finding in other.elsewhere:
                 if os.path.realpath(path) == real and (finding.code, finding.span) not in seen:
                     seen.add((finding.code, finding.span))

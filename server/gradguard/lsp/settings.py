@@ -21,7 +21,7 @@ class Settings:
     ignore: tuple[str, ...] | None = None
     severity: dict[str, str] = field(default_factory=dict)  # code or code prefix -> severity name
     language: str = "auto"  # auto | en | zh
-    debounce_ms: int = 150
+    debounce_ms: int = 50  # a newer edit cancels the running analysis, so a short wait costs little
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
     docs_url: str | None = None  # e.g. "https://example.org/rules/{code}" -> codeDescription.href
     jedi_enable: bool = True
