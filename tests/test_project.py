@@ -132,6 +132,8 @@ IMPORT_FORMS = {
     "submodule": ("from pkg import ops\n", "ops.squash(h)", {"pkg/__init__.py": "", "pkg/ops.py": HELPER}),
     "src-layout": ("from mylib.ops import squash\n", "squash(h)",
                    {"src/mylib/__init__.py": "", "src/mylib/ops.py": HELPER}),
+    "sys-path": ("import sys\nsys.path.insert(0, \"lib\")\nfrom ops import squash\n", "squash(h)",
+                 {"lib/ops.py": HELPER}),
 }
 
 
@@ -147,6 +149,17 @@ def test_each_import_form_reaches_the_helper(tmp_path, form):
     proc = subprocess.run([sys.executable, "main.py"], cwd=folder, capture_output=True, text=True, timeout=300,
                           env=dict(os.environ, PYTHONPATH=str(env_path)))
     assert BACKWARD_ERROR in proc.stderr, form
+
+
+def test_a_sys_path_folder_outside_the_project_is_not_read(tmp_path):
+    outside = tmp_path / "outside"
+    write(outside, {"ops.py": HELPER})
+    (outside / "pyproject.toml").unlink()
+    project = write(tmp_path / "project", {"main.py": "import torch\nimport sys\n"
+                                           f"sys.path.insert(0, {str(outside)!r})\nfrom ops import squash\n"
+                                           + CALLER_BODY.format(call="squash(h)")})
+    _status, found = gg(".", cwd=project)
+    assert found == []
 
 
 def test_a_script_in_a_sub_folder_reaches_the_package_at_the_root(tmp_path):

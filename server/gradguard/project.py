@@ -18,6 +18,7 @@ from __future__ import annotations
 import ast
 import bisect
 import builtins
+import os
 import re
 import symtable
 import time
@@ -106,6 +107,8 @@ class _FileIndex:
     all_names: set  # every name bound at top level (collision checks)
     runs_code: bool = False  # a script's shape: a `__main__` guard, a loop, a `with` or a call at top level
     free: dict = field(default_factory=dict)  # name -> the globals its definition reads (`_free_globals`), lazily
+    # folders a script adds to its import path with a literal (`sys.path.insert(0, "src")`, `sys.path.append("..")`)
+    search_paths: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -178,6 +181,7 @@ def index_text(path: str, text: str) -> _FileIndex | None:
     lines = text.split("\n")
     definitions, assigned, imports, all_names = {}, {}, [], set()
     runs_code = any(_runs_code(node) for node in tree.body)
+    search_paths = tuple(p for node in tree.body for p in _sys_path_literal(node))
     for node in tree.body:
         start, end = _first_line(node), node.end_lineno
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
@@ -198,7 +202,23 @@ def index_text(path: str, text: str) -> _FileIndex | None:
                     all_names.add(inner.name)
                 elif isinstance(inner, (ast.Import, ast.ImportFrom)):
                     all_names.update(r.local for r in _records_of(inner) if not r.star)
-    return _FileIndex(path, lines, definitions, assigned, imports, all_names, runs_code)
+    return _FileIndex(path, lines, definitions, assigned, imports, all_names, runs_code, search_paths=search_paths)
+
+
+def _sys_path_literal(node) -> list:
+    """The literal folder of a top-level `sys.path.insert(i, "dir")` / `sys.path.append("dir")`."""
+    if not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)):
+        return []
+    call = node.value
+    func = call.func
+    if not (isinstance(func, ast.Attribute) and func.attr in ("insert", "append")
+            and isinstance(func.value, ast.Attribute) and func.value.attr == "path"
+            and isinstance(func.value.value, ast.Name) and func.value.value.id == "sys"):
+        return []
+    arg = call.args[-1] if call.args else None
+    if isinstance(arg, ast.Constant) and isinstance(arg.value, str) and arg.value and "\0" not in arg.value:
+        return [arg.value]
+    return []
 
 
 # Module-level calls a library makes at import time (registries, warnings, logging): not a script's work
@@ -251,18 +271,20 @@ class ProjectLinker:
             cached = self._indexes[key] = (text, index_text(key, text))
         return cached[1]
 
-    def module_file(self, importer: Path, module: str, level: int, program: LinkedProgram) -> Path | None:
-        """The project file of `module` imported from `importer` (a `.py` file or a package's `__init__.py`).
-        Looked up again after `RESOLUTION_TTL` seconds (a file created since is found)."""
+    def module_file(self, importer: Path, module: str, level: int, program: LinkedProgram,
+                    extra: tuple = ()) -> Path | None:
+        """The project file of `module` imported from `importer` (a `.py` file or a package's `__init__.py`);
+        `extra`: folders the importer adds to `sys.path` (relative to its own folder). Looked up again after
+        `RESOLUTION_TTL` seconds (a file created since is found)."""
         parts = [p for p in module.split(".") if p]
         if not level and parts and parts[0] in LIBRARY_ROOTS:
             return None
-        key = (str(importer), module, level)
+        key = (str(importer), module, level, extra)
         now = time.monotonic()
         cached = self._resolved.get(key)
         if cached is None or now - cached[0] > RESOLUTION_TTL:
             candidates, found = [], None
-            for candidate in self._candidates(importer, parts, level):
+            for candidate in self._candidates(importer, parts, level, extra):
                 candidates.append(str(candidate))
                 if candidate != importer and self._is_file(candidate):
                     found = candidate
@@ -274,7 +296,7 @@ class ProjectLinker:
         return cached[1]
 
     @staticmethod
-    def _candidates(importer: Path, parts: list, level: int):
+    def _candidates(importer: Path, parts: list, level: int, extra: tuple = ()):
         folder = importer.parent
         if level:
             base = folder
@@ -288,6 +310,11 @@ class ProjectLinker:
                 bases.append(base / "src")
                 if any((base / marker).exists() for marker in ROOT_MARKERS):
                     break
+            root = project_root(importer)
+            for added in reversed(extra):  # a folder outside the project (`sys.path.insert(0, "/opt")`) is not read
+                base = Path(os.path.normpath(folder / added))
+                if base == root or root in base.parents:
+                    bases.insert(0, base)
         for base in bases:
             if not parts:
                 yield base / "__init__.py"
@@ -305,9 +332,10 @@ class ProjectLinker:
         program = LinkedProgram(entry_path, entry_text.count("\n") + (0 if entry_text.endswith("\n") else 1))
         state = _LinkState(entry_index)
         removed, aliases, qualnames = set(), {}, {}
+        extra = entry_index.search_paths
         for _start, _end, records in entry_index.imports:
             for record in records:
-                target = self.module_file(entry, record.module, record.level, program)
+                target = self.module_file(entry, record.module, record.level, program, extra)
                 if target is None:
                     continue
                 if record.star:
@@ -324,7 +352,7 @@ class ProjectLinker:
                         continue
                     # `from pkg import losses`: a submodule, used as `losses.nt_xent(...)`
                     dotted = f"{record.module}.{record.name}" if record.module else record.name
-                    target = self.module_file(entry, dotted, record.level, program)
+                    target = self.module_file(entry, dotted, record.level, program, extra)
                     if target is None:
                         continue
                 for attr in _attributes_used(entry_text, record.local):
@@ -654,7 +682,7 @@ def may_import_project(text: str) -> bool:
 def index_blocks(path: str, blocks, parsed: dict) -> _FileIndex:
     """The entry's index from its blocks, each statement group parsed alone (`parsed`: text -> index, kept by the
     caller across edits), so that half-typed code elsewhere in the file keeps its imports linked."""
-    definitions, imports, all_names, runs_code = {}, [], set(), False
+    definitions, imports, all_names, runs_code, search_paths = {}, [], set(), False, []
     for block in blocks:
         if block.is_definition:
             head = _DEF_NAME.match(block.text)
@@ -672,11 +700,12 @@ def index_blocks(path: str, blocks, parsed: dict) -> _FileIndex:
         imports.extend((s + block.start_line, e + block.start_line, r) for s, e, r in own.imports)
         all_names |= own.all_names
         runs_code = runs_code or own.runs_code
+        search_paths.extend(own.search_paths)
         for name in own.definitions:
             all_names.add(name)
     for _s, _e, records in imports:
         all_names.update(r.local for r in records if not r.star)
-    return _FileIndex(path, [], definitions, {}, imports, all_names, runs_code)
+    return _FileIndex(path, [], definitions, {}, imports, all_names, runs_code, search_paths=tuple(search_paths))
 
 
 _TOP_IMPORT = re.compile(r"^(?:from[ \t]+[.\w]+[ \t]+import[ \t]+(?:\([^)]*\)|[^\n]*)|import[ \t]+[^\n]*)", re.M)
