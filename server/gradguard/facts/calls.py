@@ -822,6 +822,9 @@ class Calls:
         if q == "copy.deepcopy":
             positional, _ = args()
             return deep_copy(positional[0]) if positional and isinstance(positional[0], Module) else None
+        if q == "argparse.ArgumentParser":
+            args()
+            return Special("argparser", {})  # dest -> the value `parse_args()` gives when the option is not passed
         if q in GRAD_SCALERS:
             args()
             return Special("grad_scaler")
@@ -1039,6 +1042,8 @@ class Calls:
             return self.eval_super_method(scope, special, name, node)
         positional, keywords = self.args_of(scope, node)
         first = positional[0] if positional else None
+        if special.kind == "argparser":
+            return _argparser_method(special, name, positional, keywords, node)
         if special.kind == "distribution":
             if name in DISTRIBUTION_SAMPLES:  # torch draws these without a graph (rsample keeps one)
                 return scope.tensors.new_tensor(scope, requires_grad=False, is_leaf=True, origin=node,
@@ -1493,3 +1498,55 @@ def _dropout_passes_through(positional, keywords) -> bool:
     zero = isinstance(rate, Literal) and type(rate.value) in (int, float) and rate.value == 0
     off = isinstance(training, Literal) and training.value is False
     return zero or off
+
+
+def _argparser_method(parser: Special, name: str, positional, keywords, node: cst.Call):
+    """An `argparse` parser as the script runs with no options on its command line: `parse_args()` is a namespace of
+    the defaults. Options whose default the analysis cannot read (a computed default, `type=` applied to a string
+    default, `append`/`count` actions) are unknown; so is every option once sub-commands are added."""
+    options = parser.payload
+    if name in ("add_argument_group", "add_mutually_exclusive_group"):
+        return parser  # a group adds to the same parser
+    if name == "add_subparsers":
+        options["\0unknown"] = True
+        return None
+    if name == "set_defaults":
+        for key, (value, *_rest) in keywords.items():
+            if key != "**":
+                options[key] = value
+        return None
+    if name in ("parse_args", "parse_known_args"):
+        namespace = Special("namespace", None if options.get("\0unknown") else
+                            {k: v for k, v in options.items() if not k.startswith("\0")})
+        return Seq([namespace, Seq([])]) if name == "parse_known_args" else namespace
+    if name != "add_argument":
+        return None
+    flags = [a.value for a in positional if isinstance(a, Literal) and isinstance(a.value, str)]
+    dest_value = (keywords.get("dest") or (None,))[0]
+    if isinstance(dest_value, Literal) and isinstance(dest_value.value, str):
+        dest = dest_value.value
+    else:
+        longs = [f for f in flags if f.startswith("--")]
+        plain = [f for f in flags if not f.startswith("-")]
+        dest = (longs[0][2:] if longs else plain[0] if plain else (flags[0].lstrip("-") if flags else "")).replace("-", "_")
+    if not dest or "**" in keywords:
+        options["\0unknown"] = not dest or options.get("\0unknown", False)
+        if dest:
+            options[dest] = None
+        return None
+    action = (keywords.get("action") or (Literal("store"),))[0]
+    action = action.value if isinstance(action, Literal) else None
+    default = keywords.get("default")
+    if action == "store_true":
+        options[dest] = default[0] if default else Literal(False)
+    elif action == "store_false":
+        options[dest] = default[0] if default else Literal(True)
+    elif action != "store":
+        options[dest] = None
+    elif default is None:
+        options[dest] = Literal(None) if not (flags and not flags[0].startswith("-")) else None
+    else:
+        value = default[0]
+        typed = "type" in keywords
+        options[dest] = None if typed and isinstance(value, Literal) and isinstance(value.value, str) else value
+    return None

@@ -219,6 +219,8 @@ class Expressions:
             return None
         if isinstance(base, Special) and base.kind == "super":
             return base  # `super().__init__` resolved at the call
+        if isinstance(base, Special) and base.kind == "namespace":
+            return base.payload.get(attr) if base.payload is not None else None  # `args.lr`: its default
         if isinstance(base, ClassRef):
             if attr == "apply" and base.info.is_function:
                 return Special("function_apply", base.info)

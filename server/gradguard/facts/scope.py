@@ -15,11 +15,11 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from .classes import walk_statements
-from .model import AnalysisCancelled
 from .calls import Calls
 from .expressions import Expressions, words
 from .model import (
     truth,
+    AnalysisCancelled,
     GRAD_OFF,
     GRAD_ON,
     GRAD_UNKNOWN,
@@ -32,6 +32,7 @@ from .model import (
     OptionDefault,
     Problem,
     Seq,
+    Special,
     Tensor,
 )
 from .sets import EMPTY, SharedSet
@@ -690,6 +691,9 @@ class Scope:
             attr = target.attr.value
             if isinstance(owner, (Module, Instance)):
                 self.set_attr(owner, attr, value, target, value_node, stmt)
+            elif isinstance(owner, Special) and owner.kind == "namespace" and owner.payload is not None:
+                in_branch = len(self.path) > len(self.base_path)
+                owner.payload[attr] = None if in_branch else value  # `args.device = ...` (on some paths: unknown)
             elif isinstance(owner, Tensor):
                 if attr == "requires_grad":
                     self.tensors.set_requires_grad(self, owner, value)
