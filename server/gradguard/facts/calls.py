@@ -95,6 +95,8 @@ GRAD_CONTEXTS = {
     "torch.autograd.grad_mode.inference_mode": GRAD_OFF,
     "torch.autograd.enable_grad": GRAD_ON,
 }
+# Methods of a literal string a script's option holds (`args.layers.split(",")`): computed, never anything else
+STR_METHODS = frozenset({"split", "strip", "lower", "upper", "replace", "startswith", "endswith"})
 BUILTINS = {"range", "enumerate", "zip", "len", "float", "int", "list", "tuple", "iter", "reversed", "sum", "print",
             "isinstance", "getattr", "hasattr", "setattr", "super", "dict", "sorted", "min", "max", "abs", "next",
             "map", "filter", "round", "bool", "str", "type", "any", "all", "id", "callable"}
@@ -987,6 +989,9 @@ class Calls:
             return None
         if isinstance(receiver, Special):
             return self.eval_special_method(scope, receiver, name, node)
+        if isinstance(receiver, Literal) and isinstance(receiver.value, str) and name in STR_METHODS:
+            positional, keywords = self.args_of(scope, node)
+            return _str_method(receiver.value, name, positional, keywords)
         if isinstance(receiver, Seq):
             return self.eval_list_method(scope, receiver, name, node)
         if isinstance(receiver, DictVal):
@@ -1547,6 +1552,27 @@ def _argparser_method(parser: Special, name: str, positional, keywords, node: cs
         options[dest] = Literal(None) if not (flags and not flags[0].startswith("-")) else None
     else:
         value = default[0]
-        typed = "type" in keywords
-        options[dest] = None if typed and isinstance(value, Literal) and isinstance(value.value, str) else value
+        if "type" in keywords and isinstance(value, Literal) and isinstance(value.value, str):
+            # argparse passes a string default through `type`: computed for the builtins, else unknown
+            convert = next((a.value.value for a in node.args if a.keyword is not None and a.keyword.value == "type"
+                            and type(a.value) is cst.Name), None)
+            try:
+                value = Literal({"str": str, "int": int, "float": float}[convert](value.value))
+            except (KeyError, ValueError):
+                value = None
+        options[dest] = value
     return None
+
+
+def _str_method(text: str, name: str, positional, keywords):
+    """A `str` method on a literal with literal arguments, as Python computes it (lists of literals)."""
+    if keywords or not all(isinstance(p, Literal) and (p.value is None or isinstance(p.value, (str, int)))
+                           for p in positional):
+        return None
+    try:
+        value = getattr(text, name)(*[p.value for p in positional])
+    except (TypeError, ValueError):
+        return None
+    if isinstance(value, list):
+        return Seq([Literal(v) for v in value[:256]]) if len(value) <= 256 else None
+    return Literal(value)
