@@ -574,6 +574,9 @@ class Scope:
             self.path = self.branch_path(stmt, i)
             run = (lambda: self.run_body(stmt.body.body)) if i == 0 else (lambda: self._run_orelse(stmt.orelse))
             if live:
+                # the default's arm is what a default construction runs: what it sets on `self` holds after the
+                # branch (`self.token = nn.Sequential(self.token, nn.Sigmoid())` under `if probabilities:`)
+                self.path = saved
                 arms.append(self.env.run_arm(run))
                 continue
             self.option_condition = condition
