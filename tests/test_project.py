@@ -229,3 +229,17 @@ def test_a_notebook_that_imports_the_project_reaches_the_write_and_names_its_cel
     fix_by_hand(simclr)
     assert run_notebook(notebook).returncode == 0
     assert gg("experiment.ipynb", cwd=simclr) == (0, [])
+
+
+def test_fix_edits_the_file_where_the_write_is_and_trains_like_the_hand_fix(simclr, tmp_path):
+    hand = tmp_path / "hand"
+    shutil.copytree(simclr, hand)
+    fix_by_hand(hand)
+    proc = subprocess.run([sys.executable, "-m", "gradguard", "check", "--no-cache", "--fix", "."], cwd=simclr,
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "losses.py: fixed 1 finding(s)" in proc.stderr
+    assert (simclr / "train.py").read_text(encoding="utf-8") == (SIMCLR / "train.py").read_text(encoding="utf-8")
+    fixed, by_hand = run_python("train.py", simclr), run_python("train.py", hand)
+    assert fixed.returncode == 0 and by_hand.returncode == 0
+    assert fixed.stdout == by_hand.stdout  # the same loss at every step under one seed

@@ -256,14 +256,17 @@ def _check_notebook(result: FileResult, data: bytes, config: Config, lang: str, 
     return result
 
 
-def place_project_findings(results: list[FileResult], max_bytes: int = DEFAULT_MAX_BYTES) -> list[FileResult]:
+def place_project_findings(results: list[FileResult], max_bytes: int = DEFAULT_MAX_BYTES,
+                           fix_mode: str = "none") -> list[FileResult]:
     """Each finding a file's run put in another project file (a write in `losses.py` that `train.py`'s run
     reached) joins that file's result, once; a file that was not among those checked gets a result of its own
-    (after the checked ones, in path order)."""
+    (after the checked ones, in path order). With `fix_mode`, their fixes are applied to that file's text (the fix
+    belongs where the write is)."""
     import os
 
     by_path = {os.path.realpath(r.path): r for r in results if not r.error and not r.skipped}
     added: dict[str, FileResult] = {}
+    placed: dict[int, tuple] = {}  # id(result) -> (result, the findings placed in it)
     # When a script and a notebook reach the same write, the script's run words it (notebooks last)
     for r in sorted(results, key=lambda r: r.path.endswith(NOTEBOOK_SUFFIX)):
         for path, finding in r.elsewhere:
@@ -283,7 +286,30 @@ def place_project_findings(results: list[FileResult], max_bytes: int = DEFAULT_M
             if all((f.code, f.span) != (finding.code, finding.span) for f in target.findings):
                 target.findings.append(finding)
                 target.findings.sort(key=lambda f: (f.span.start_line, f.span.start_col, f.code))
+                placed.setdefault(id(target), (target, []))[1].append(finding)
+    if fix_mode != "none":
+        for target, findings in placed.values():
+            _apply_placed_fixes(target, findings, fix_mode)
     return results + [added[k] for k in sorted(added)]
+
+
+def _apply_placed_fixes(result: FileResult, findings: list, fix_mode: str) -> None:
+    """Apply the fixes of findings other files' runs placed here to this file's (possibly already fixed) text; the
+    fixed ones leave the file's findings."""
+    fixable = _fixable(findings, fix_mode)
+    if not fixable or result.notebook is not None:
+        return
+    if result.unfixed_findings is None:
+        result.unfixed_findings = list(result.findings)
+    base = result.fixed_text if result.fixed_text is not None else result.original_text
+    if base != result.original_text:
+        return  # the file's own fixes moved its lines: the placed spans no longer fit (a later run fixes them)
+    text, applied = apply_edits(base, [(f, _edits_of(f)) for f in fixable])
+    if applied:
+        result.fixed_text = text
+        _count(result, applied)
+        done = {id(f) for f in applied}
+        result.findings = [f for f in result.findings if id(f) not in done]
 
 
 MAX_IMPORTER_RUNS = 64  # scripts run only for what they put in the checked files (a check of `losses.py` alone)

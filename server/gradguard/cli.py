@@ -77,7 +77,8 @@ def cmd_check(args: argparse.Namespace) -> int:
         except ConfigError as exc:
             print(f"gradguard: configuration error: {exc}", file=sys.stderr)
             return EXIT_ERROR
-        results = place_project_findings(_check_files(files, configs, args, lang, fix_mode), args.max_file_bytes)
+        results = place_project_findings(_check_files(files, configs, args, lang, fix_mode), args.max_file_bytes,
+                                         fix_mode)
         named = {os.path.realpath(p) for p in paths if os.path.isfile(p)}
         if named and fix_mode == "none" and not args.add_noqa:
             add_importer_findings(results, resolver.for_path, lang, args.max_file_bytes, only=named)
