@@ -243,3 +243,15 @@ def test_fix_edits_the_file_where_the_write_is_and_trains_like_the_hand_fix(simc
     fixed, by_hand = run_python("train.py", simclr), run_python("train.py", hand)
     assert fixed.returncode == 0 and by_hand.returncode == 0
     assert fixed.stdout == by_hand.stdout  # the same loss at every step under one seed
+
+
+def test_a_project_over_the_linking_budget_says_where_it_stopped(tmp_path, monkeypatch):
+    import gradguard.project as project
+
+    monkeypatch.setattr(project, "MAX_LINKED_LINES", 2)
+    main = "import torch\nfrom utils import squash\n" + CALLER_BODY.format(call="squash(h)")
+    folder = write(tmp_path, {"utils.py": HELPER, "main.py": main})
+    report = Engine(editor=False).check(main, str(folder / "main.py"))
+    assert report.elsewhere == []
+    assert [(n.span.start_line + 1, n.message) for n in report.parse_notes] == [
+        (2, "`squash` from utils.py is not followed: the project's linked code is over its budget (64 files, 2 lines)")]

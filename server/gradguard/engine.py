@@ -163,6 +163,7 @@ class Engine:
             report.program = program
             findings, report.elsewhere = _place_findings(findings, program, lang)
             report.parse_notes = [n for n in report.parse_notes if n.span.start_line < program.entry_lines]
+            report.parse_notes.extend(ParseNote(Span(line, 0, line, 0), message) for line, message in program.budget_notes)
         report.findings = findings
         if not self.editor:
             # The interpreter's scopes and values refer to each other, so they are freed only by a full

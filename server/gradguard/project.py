@@ -71,7 +71,8 @@ class LinkedProgram:
     chunks: list[Chunk] = field(default_factory=list)
     linked: LinkedNames = field(default_factory=LinkedNames)
     files: set = field(default_factory=set)  # every project file read or looked for (cache dependencies)
-    notes: list = field(default_factory=list)  # imports not linked, and why
+    notes: list = field(default_factory=list)  # imports not linked for a clash of names, and why
+    budget_notes: list = field(default_factory=list)  # (entry line, why) of imports a budget cut
 
     def __post_init__(self):
         self._starts: list[int] = []
@@ -333,18 +334,18 @@ class ProjectLinker:
         state = _LinkState(entry_index)
         removed, aliases, qualnames = set(), {}, {}
         extra = entry_index.search_paths
-        for _start, _end, records in entry_index.imports:
+        for start, _end, records in entry_index.imports:
             for record in records:
                 target = self.module_file(entry, record.module, record.level, program, extra)
                 if target is None:
                     continue
                 if record.star:
                     for name in self._public_names(target, program):
-                        if name in _words(entry_text) and self._link_one(target, name, state, program, name):
+                        if name in _words(entry_text) and self._link_one(target, name, state, program, name, start):
                             removed.add(name)
                     continue
                 if record.name is not None:
-                    found = self._link_one(target, record.name, state, program, record.local)
+                    found = self._link_one(target, record.name, state, program, record.local, start)
                     if found is not None:
                         removed.add(record.local)
                         if record.local != found:
@@ -356,7 +357,7 @@ class ProjectLinker:
                     if target is None:
                         continue
                 for attr in _attributes_used(entry_text, record.local):
-                    found = self._link_one(target, attr, state, program)
+                    found = self._link_one(target, attr, state, program, "", start)
                     if found == attr:
                         qualnames[f"{_qualified(record)}.{attr}"] = found
         if not state.chunks:
@@ -366,7 +367,7 @@ class ProjectLinker:
         return program
 
     def _link_one(self, path: Path, name: str, state: "_LinkState", program: LinkedProgram,
-                  local: str = "") -> str | None:
+                  local: str = "", line: int = 0) -> str | None:
         """Link `name` as `path` defines it, if its names clash with nothing linked so far; its definition's name.
         `local`: the entry's name for it (`from losses import nt_xent`), which the definition replaces."""
         plan = state.plan()
@@ -375,7 +376,13 @@ class ProjectLinker:
         if found is None:
             return None
         if not state.commit(plan, program):
-            program.notes.append(f"`{name}` from {path.name} not followed: a name it needs means something else here")
+            if state.refused == "budget":  # said to the user: the analysis stops short here, never a silent pass
+                program.budget_notes.append((line, f"`{name}` from {path.name} is not followed: the project's "
+                                                   f"linked code is over its budget ({MAX_LINKED_FILES} files, "
+                                                   f"{MAX_LINKED_LINES:,} lines)"))
+            else:
+                program.notes.append(f"`{name}` from {path.name} not followed: a name it needs means something else "
+                                     "here")
             return None
         return found
 
@@ -536,11 +543,13 @@ class _LinkState:
         self.chunks: dict = {}  # (path, start line) -> Chunk
         self.linked: set = set()  # (path, name)
         self.lines = 0
+        self.refused = ""  # why the last commit refused: "clash" or "budget"
 
     def plan(self) -> _Plan:
         return _Plan()
 
     def commit(self, plan: _Plan, program: LinkedProgram) -> bool:
+        self.refused = "clash"
         names = {}
         for (path, name) in list(plan.definitions) + list(plan.assignments):
             if (path, name) in self.linked:
@@ -564,6 +573,7 @@ class _LinkState:
         new_files = {path for path, _ in list(plan.definitions) + list(plan.assignments)} - \
             {path for path, _ in self.linked}
         if len({p for p, _ in self.linked} | new_files) > MAX_LINKED_FILES:
+            self.refused = "budget"
             return False
         added = []
         for (path, name), (index, _) in plan.definitions.items():
@@ -576,6 +586,7 @@ class _LinkState:
             added.append((path, start, end, index))
         extra = sum(end - start for _p, start, end, _i in added if (_p, start) not in self.chunks)
         if self.lines + extra > MAX_LINKED_LINES:
+            self.refused = "budget"
             return False
         for name, path in names.items():
             self.owner[name] = path
