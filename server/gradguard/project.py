@@ -360,7 +360,7 @@ class ProjectLinker:
                     found = self._link_one(target, attr, state, program, "", start)
                     if found == attr:
                         qualnames[f"{_qualified(record)}.{attr}"] = found
-        if not state.chunks:
+        if not state.chunks and not program.budget_notes:
             return None
         program.chunks = state.ordered_chunks()
         program.linked = LinkedNames(frozenset(removed), aliases, qualnames)
