@@ -400,6 +400,10 @@ class ProjectLinker:
         if name in index.definitions:
             plan.want(index, name)
             return name if self._close(index, name, plan, program, depth) else None
+        if name in index.assigned and len(index.assigned[name]) == 1 and name not in _reexported(index, name):
+            # a module-level constant or config (`SMALL = dict(dim=8, ...)`), bound once in its file
+            plan.want_assignment(index, name)
+            return name if self._close(index, name, plan, program, depth) else None
         for _start, _end, records in index.imports:  # a re-export: `from .nets import Gen` in a package __init__
             for record in records:
                 if record.local == name and record.name is not None:
@@ -459,6 +463,11 @@ class ProjectLinker:
                 if found != word:
                     plan.unbound.add(word)  # a project module alias, or a name linked under another name
         return True
+
+
+def _reexported(index: _FileIndex, name: str) -> set:
+    """{name} when the file also imports `name` (an import and an assignment of one name: not linked)."""
+    return {name} if _import_of(index, name) is not None else set()
 
 
 def _import_of(index: _FileIndex, name: str):

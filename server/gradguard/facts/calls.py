@@ -657,6 +657,9 @@ class Calls:
             return None
         if name == "filter":
             return None
+        if name == "hasattr" and len(positional) == 2 and isinstance(positional[1], Literal) \
+                and isinstance(first, (Module, Instance)) and positional[1].value in first.attrs:
+            return Literal(True)  # an attribute its constructor set (a False would need every attribute known)
         if name in ("any", "all", "callable", "hasattr"):
             return None
         return None

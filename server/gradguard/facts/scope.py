@@ -387,6 +387,18 @@ class Scope:
             arms.append({})  # no case matched
             self.join_arms(arms)
 
+    def _linked_value(self, local: str):
+        """What `from m import local` binds when `local` is linked from a project file: its def or class, or the
+        value of the module-level assignment that binds it there (a config dict), evaluated at the import."""
+        value = self.a.definition_value(local)
+        if value is None:
+            expr = self.a.single_global_binding(self.a.linked_aliases.get(local, local))
+            if expr is not None:
+                saved_stmt, saved_top = self.stmt, self.top
+                value = self.expressions.eval(self, expr)
+                self.stmt, self.top = saved_stmt, saved_top
+        return value
+
     def run_small(self, small: cst.BaseSmallStatement, stmt) -> None:
         if type(small) is cst.Assign:
             value = self.expressions.eval(self, small.value)
@@ -419,11 +431,11 @@ class Scope:
                 local = alias.asname.name.value if alias.asname is not None and type(alias.asname.name) is cst.Name \
                     else (alias.name.value if type(alias.name) is cst.Name else "")
                 if local in self.a.linked_names:
-                    self.env[local] = self.a.definition_value(local)
+                    self.env[local] = self._linked_value(local)
             if type(small.names) is cst.ImportStar:
                 for local in self.a.linked_names:
                     if local not in self.env:
-                        self.env[local] = self.a.definition_value(local)
+                        self.env[local] = self._linked_value(local)
         elif type(small) is cst.Del:
             targets = [e.value for e in small.target.elements] if type(small.target) is cst.Tuple else [small.target]
             for target in targets:
