@@ -1,0 +1,4 @@
+from .modeling import MiniLM, MiniLMConfig
+from .lora import add_lora
+
+__all__ = ["MiniLM", "MiniLMConfig", "add_lora"]

@@ -1,0 +1,3 @@
+from .experts import ExpertMLP, Router
+
+__all__ = ["ExpertMLP", "Router"]

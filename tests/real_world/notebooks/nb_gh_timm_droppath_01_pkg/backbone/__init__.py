@@ -1,0 +1,3 @@
+from .mlp_mixer import MixerBackbone
+
+__all__ = ["MixerBackbone"]
