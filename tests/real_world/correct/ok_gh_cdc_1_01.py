@@ -98,7 +98,7 @@ def timestep_embedding(t, dim):
 
 
 class ResBlock(nn.Module):
-    def __init__(self, dim, temb_dim, dropout=0.0):
+    def __init__(self, dim, temb_dim, dropout=0.1):
         super().__init__()
         self.fc = nn.Linear(dim, dim)
         self.temb = nn.Linear(temb_dim, dim)
@@ -115,7 +115,7 @@ class ResBlock(nn.Module):
 
 
 class Denoiser(nn.Module):
-    def __init__(self, hidden=64, blocks=2, temb_dim=16, dropout=0.0):
+    def __init__(self, hidden=64, blocks=2, temb_dim=16, dropout=0.1):
         super().__init__()
         self.temb_dim = temb_dim
         self.inp = nn.Linear(2, hidden)
