@@ -150,6 +150,11 @@ class Modules:
         self._take_row(m, q, row)
         if m.has_params:
             m.param_attrs = layer_param_attrs(q, positional, keywords)
+        if q == "torch.nn.TransformerEncoderLayer" and _literal_flag(keywords, "batch_first") is True \
+                and _literal_flag(keywords, "norm_first") in (False, "default") and len(positional) <= 5:
+            # probed under torch 2.13: batch-first and post-norm, the attention projects a transposed copy and the
+            # residual adds: nothing of the input is saved (a later write or an inference tensor is fine)
+            m.saves_input = "none"
         if q in DROPOUT_KINDS:
             rate = positional[0] if positional else (keywords.get("p") or (None,))[0]
             m.passthrough = isinstance(rate, Literal) and rate.value == 0 and type(rate.value) in (int, float)
@@ -588,3 +593,11 @@ def _renormalises(ctor) -> bool:
             return not (type(arg.value) is cst.Name and arg.value.value == "None")
     return len(ctor.args) >= 3 and ctor.args[2].keyword is None and not (
         type(ctor.args[2].value) is cst.Name and ctor.args[2].value.value == "None")
+
+
+def _literal_flag(keywords: dict, name: str):
+    """A keyword's literal bool, "default" when it is not given, None when it is given but not a literal."""
+    if name not in keywords:
+        return "default"
+    value = keywords[name][0]
+    return value.value if isinstance(value, Literal) and isinstance(value.value, bool) else None
