@@ -31,13 +31,11 @@ MAX_LINKED_FILES = 64
 MAX_LINKED_LINES = 50_000
 MAX_DEPTH = 8  # re-exports and imports followed through this many files
 RESOLUTION_TTL = 2.0  # seconds an import's file lookup is reused (an editor re-checks on every keystroke)
-# Top-level packages that are never the user's project (a file of that name would shadow them at run time too)
-LIBRARY_ROOTS = frozenset({"torch", "torchvision", "torchaudio", "numpy", "scipy", "pandas", "os", "sys", "math",
-                           "random", "typing", "collections", "functools", "itertools", "dataclasses", "pathlib",
-                           "json", "re", "time", "logging", "argparse", "abc", "copy", "warnings", "contextlib",
-                           "enum", "inspect", "transformers", "timm", "tqdm", "matplotlib", "sklearn", "PIL",
-                           "einops", "accelerate", "peft", "datasets", "lightning", "pytorch_lightning",
-                           "__future__"})
+# Top-level packages looked up nowhere in the project: the standard library's and torch's. Others (`datasets`,
+# `utils`, `models`) are often the user's own files, which shadow the installed package of that name at run time.
+LIBRARY_ROOTS = frozenset({"torch", "torchvision", "torchaudio", "numpy", "os", "sys", "math", "random", "typing",
+                           "collections", "functools", "itertools", "dataclasses", "pathlib", "json", "re", "time",
+                           "argparse", "abc", "copy", "warnings", "contextlib", "enum", "inspect", "__future__"})
 
 
 @dataclass(frozen=True)
