@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from .output.json import finding_json, parse_note_json
+
 
 def _place(loc: dict, end: dict, item: dict) -> dict:
     out = {"line": loc["row"], "column": loc["column"], "end_line": end["row"], "end_column": end["column"]}
@@ -18,9 +20,7 @@ def _place(loc: dict, end: dict, item: dict) -> dict:
 
 
 def finding_record(path: str, finding, result=None) -> dict[str, Any]:
-    """One finding as an agent gets it; `result` (a cli.FileResult) carries a notebook's cells."""
-    from .cli import finding_json
-
+    """One finding as an agent gets it; `result` (a checking.FileResult) carries a notebook's cells."""
     item = finding_json(path, finding, result)
     record = {"code": item["code"], "name": item["name"], "severity": item["severity"], "message": item["message"],
               **_place(item["location"], item["end_location"], item)}
@@ -39,8 +39,6 @@ def finding_record(path: str, finding, result=None) -> dict[str, Any]:
 
 def note_record(path: str, note, result=None) -> dict[str, Any]:
     """A block that could not be parsed (nothing in it was checked)."""
-    from .cli import parse_note_json
-
     item = parse_note_json(path, note, result)
     return {"message": item["message"], **_place(item["location"], item["end_location"], item)}
 

@@ -1,6 +1,6 @@
 """`gradguard mcp`: an MCP server over stdio for coding agents (Claude Code, Cursor, VS Code's agent mode).
 
-Three tools, each a thin call into what the CLI runs: `check` (cli.check_one on a file or on pasted source),
+Three tools, each a thin call into what the CLI runs: `check` (checking.check_one on a file or on pasted source),
 `explain` (gradguard.explain on a traceback, as `gradguard explain` prints it) and `rule` (a rule's docs, as
 `gradguard rule CODE` prints them). Built on the official `mcp` SDK: `pip install 'gradguard[mcp]'`.
 
@@ -16,6 +16,8 @@ import threading
 from typing import Annotated, Any, Literal, Optional
 
 from . import agent
+from .checking import _engine, check_one
+from .fileio import DEFAULT_MAX_BYTES
 
 try:  # at module level: the SDK reads the tools' annotations (strings here) in this module's globals
     from mcp.types import CallToolResult, TextContent, ToolAnnotations
@@ -90,8 +92,6 @@ class Tools:
     def check(self, path: str | None = None, source: str | None = None, filename: str | None = None,
               lang: str | None = None) -> dict[str, Any]:
         """Findings for a file (`path`) or for unsaved code (`source`, named `filename` for config and messages)."""
-        from .cli import _engine, check_one
-
         if (path is None) == (source is None):
             raise ToolInputError("give either `path` (a file to check) or `source` (code to check), not both")
         if source is not None:
@@ -184,8 +184,6 @@ def build_server(tools: Tools):
 
 def main(argv: list[str]) -> int:
     """Entry point for `gradguard mcp`: serves until the client closes stdin."""
-    from .cli import DEFAULT_MAX_BYTES
-
     parser = argparse.ArgumentParser(prog="gradguard mcp",
                                      description="Run gradguard's MCP server over stdio (tools: check, explain, rule).")
     parser.add_argument("--root", action="append", metavar="DIR",

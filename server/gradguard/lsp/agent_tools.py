@@ -14,6 +14,7 @@ import os
 from typing import Any
 
 from .. import agent
+from ..checking import FileResult
 from ..notebook import CellMap
 from .documents import key_for_uri, snapshot_for
 
@@ -65,8 +66,6 @@ def register(server) -> None:
         analysis = ls.current(key)
         if analysis is None:
             analysis = await loop.run_in_executor(ls.engine_pool, ls._analyse, snap, settings)
-        from ..cli import FileResult
-
         analysed = analysis.snapshot  # the cells as they were when the findings were made
         cells = None
         if analysed.is_notebook:
