@@ -203,7 +203,8 @@ def project_text(record: dict[str, Any]) -> str:
     """A project record as text: a count, then each file's findings as `findings_text` says them."""
     n, checked = record["findings"], record["files_checked"]
     with_findings = sum(1 for f in record["files"] if f["findings"])
-    head = (f"{', '.join(record['paths'])}: {n} finding{'s' if n != 1 else ''}"
+    named = record["paths"][:3] + ([f"{len(record['paths']) - 3} more"] if len(record["paths"]) > 3 else [])
+    head = (f"{', '.join(named)}: {n} finding{'s' if n != 1 else ''}"
             f"{f' in {with_findings} file' + ('s' if with_findings != 1 else '') if n else ''}"
             f" ({checked} file{'s' if checked != 1 else ''} checked).")
     lines = [head]

@@ -1,4 +1,4 @@
-"""The `gradguard` command: check, rule, server, trace, explain.
+"""The `gradguard` command: check, rule, server, trace, explain, mcp, agent.
 
 The check command's parts each live in their own module, with file I/O (fileio) below all of them: discovery
 (which files), checking (one file's analysis and fixes), fixwrite (fixed text to disk), cache, and output/ (one
@@ -329,6 +329,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("trace", help="run a script with the in-place tracer (needs gradguard[tracer])", add_help=False)
     sub.add_parser("explain", help="explain an autograd error message or traceback", add_help=False)
     sub.add_parser("mcp", help="run the MCP server for coding agents over stdio (needs gradguard[mcp])", add_help=False)
+    sub.add_parser("agent", help="make coding agents run gradguard: `agent init` (skill, AGENTS.md, Stop-hook "
+                                 "recipes), `agent hook` (the Stop hook)", add_help=False)
     return parser
 
 
@@ -339,8 +341,11 @@ LSP_MODULES = ("pygls", "lsprotocol", "jedi")
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     # Subcommands that own their arguments.
-    if argv and argv[0] in ("server", "trace", "explain", "mcp"):
+    if argv and argv[0] in ("server", "trace", "explain", "mcp", "agent"):
         command, rest = argv[0], argv[1:]
+        if command == "agent":
+            from .agent_loop import main as agent_main
+            return agent_main(rest)
         if command == "mcp":
             from .mcp_server import main as mcp_main
             return mcp_main(rest)
