@@ -219,3 +219,12 @@ def test_without_the_sdk_gradguard_mcp_says_how_to_install_it(tmp_path):
     assert run.returncode == 2 and run.stdout == ""
     assert run.stderr == ("gradguard mcp: the MCP SDK is not installed in this Python; install it with "
                           "`pip install 'gradguard[mcp]'` (Python 3.10 or newer)\n")
+    probe = "import sys; sys.modules['mcp'] = None; from gradguard.cli import main; sys.exit(main(['mcp', '--probe']))"
+    without = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert (without.returncode, without.stderr) == (2, run.stderr)
+
+
+def test_the_probe_an_editor_runs_before_offering_the_server_exits_0_when_it_can_serve(tmp_path):
+    run = subprocess.run([sys.executable, "-m", "gradguard", "mcp", "--probe"], cwd=tmp_path, capture_output=True,
+                         text=True, timeout=60)
+    assert (run.returncode, run.stdout, run.stderr) == (0, "", "")

@@ -211,6 +211,8 @@ def main(argv: list[str]) -> int:
                         help="a project folder `check` may read (repeatable; default: the working directory)")
     parser.add_argument("--max-file-bytes", type=int, default=DEFAULT_MAX_BYTES, metavar="N",
                         help=f"larger files are not checked (default: {DEFAULT_MAX_BYTES})")
+    parser.add_argument("--probe", action="store_true",
+                        help="exit 0 if this Python can serve (has the MCP SDK), else 2 saying why; serve nothing")
     try:
         opts = parser.parse_args(argv)
     except SystemExit as exc:
@@ -219,6 +221,8 @@ def main(argv: list[str]) -> int:
         print("gradguard mcp: the MCP SDK is not installed in this Python; install it with "
               "`pip install 'gradguard[mcp]'` (Python 3.10 or newer)", file=sys.stderr)
         return 2
+    if opts.probe:  # what an editor asks before it offers the server to its agents
+        return 0
     roots = opts.root or [os.getcwd()]
     missing = [r for r in roots if not os.path.isdir(r)]
     if missing:
