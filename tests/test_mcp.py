@@ -169,6 +169,27 @@ async def test_check_a_folder_checks_every_file_in_it_and_lists_the_files_with_f
     assert outside.is_error and f"{elsewhere}: outside the project folder" in text_of(outside)
 
 
+SIMCLR = ROOT / "tests" / "projects" / "simclr"  # losses.py writes in place what train.py back-propagates through
+
+
+async def test_the_simclr_folder_and_losses_py_alone_are_checked_as_one_program(tmp_path):
+    """Issue 32: `{"path": "simclr"}` was "not a Python file", and `losses.py` alone got "no findings"."""
+    project = tmp_path / "work"
+    shutil.copytree(SIMCLR, project / "simclr")
+    async with gradguard_mcp(project) as session:
+        folder = (await session.call_tool("check", {"path": "simclr"})).structured_content
+        alone = (await session.call_tool("check", {"path": "simclr/losses.py"})).structured_content
+        listed = (await session.call_tool("check", {"paths": ["simclr/losses.py"]})).structured_content
+    [file_record] = folder["files"]
+    assert file_record["path"] == "simclr/losses.py"
+    [finding] = file_record["findings"]
+    assert (finding["code"], finding["line"], finding["column"]) == ("GG201", 6, 5)
+    assert "on line 18 of train.py will fail" in finding["message"]
+    assert [(r["path"], r["line"]) for r in finding["related"] if "path" in r] == [("simclr/train.py", 18)]
+    assert [(f["code"], f["line"]) for f in alone["findings"]] == [("GG201", 6)]
+    assert [(f["path"], [x["code"] for x in f["findings"]]) for f in listed["files"]] == [("simclr/losses.py", ["GG201"])]
+
+
 async def test_a_long_answer_is_capped_and_says_which_findings_it_left_out(project):
     for i in range(120):
         shutil.copy(LEAF_ADD, project / f"leaf_{i:03}.py")

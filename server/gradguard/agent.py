@@ -24,8 +24,9 @@ def _place(loc: dict, end: dict, item: dict) -> dict:
     return out
 
 
-def finding_record(path: str, finding, result=None) -> dict[str, Any]:
-    """One finding as an agent gets it; `result` (a checking.FileResult) carries a notebook's cells."""
+def finding_record(path: str, finding, result=None, roots: list[str] | None = None) -> dict[str, Any]:
+    """One finding as an agent gets it; `result` (a checking.FileResult) carries a notebook's cells; a related
+    place in another file is named relative to the project folder of `roots` that holds it."""
     item = finding_json(path, finding, result)
     record = {"code": item["code"], "name": item["name"], "severity": item["severity"], "message": item["message"],
               **_place(item["location"], item["end_location"], item)}
@@ -35,8 +36,10 @@ def finding_record(path: str, finding, result=None) -> dict[str, Any]:
         "safety": fix["applicability"],
         "edits": [{**_place(e["location"], e["end_location"], e), "new_text": e["content"]} for e in fix["edits"]],
     }]
-    record["related"] = [{"message": r["message"], **_place(r["location"], r["end_location"], r)}
-                         for r in item["related"]]
+    # a place in another project file (the backward in train.py of a write in losses.py) names that file
+    record["related"] = [{"message": r["message"],
+                          **({"path": shown_path(os.path.realpath(r["filename"]), roots or [])} if r.get("filename") else {}),
+                          **_place(r["location"], r["end_location"], r)} for r in item["related"]]
     record["runtime_error"] = item["runtime_error"]
     record["explanation"] = item["explanation"]
     return record
@@ -48,10 +51,10 @@ def note_record(path: str, note, result=None) -> dict[str, Any]:
     return {"message": item["message"], **_place(item["location"], item["end_location"], item)}
 
 
-def check_record(path: str, findings, notes, result=None) -> dict[str, Any]:
+def check_record(path: str, findings, notes, result=None, roots: list[str] | None = None) -> dict[str, Any]:
     """The answer to a `check`: the file, its findings and the blocks not analysed."""
     return {"path": path,
-            "findings": [finding_record(path, f, result) for f in findings],
+            "findings": [finding_record(path, f, result, roots) for f in findings],
             "not_analysed": [note_record(path, n, result) for n in notes]}
 
 
@@ -173,10 +176,10 @@ def project_record(asked: list[str], results, roots: list[str], not_checked: lis
             continue
         if not r.findings and not r.notes:
             continue
-        record = check_record(shown, [], r.notes, r)
+        record = check_record(shown, [], r.notes, r, roots)
         budget -= len(findings_text(record))
         for f in r.findings:
-            item = finding_record(shown, f, r)
+            item = finding_record(shown, f, r, roots)
             cost = len(findings_text({"path": shown, "findings": [item], "not_analysed": []}))
             if budget - cost < 0 and (files or record["findings"]):
                 left_findings += 1

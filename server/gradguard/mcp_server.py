@@ -108,7 +108,7 @@ class Tools:
                 [result] = check_paths([where], self._resolver(lang), lang, "none", self.max_bytes)
         if result.error or result.skipped:
             raise ToolInputError(f"{shown}: {result.error or result.skipped}")
-        return agent.check_record(shown, result.findings, result.notes, result)
+        return agent.check_record(shown, result.findings, result.notes, result, self.roots)
 
     def _resolve(self, path: str) -> str:
         try:

@@ -76,7 +76,8 @@ def register(server) -> None:
             cells = CellMap([p.cell for p in analysed.pieces], [p.start_line for p in analysed.pieces])
         shown = _shown_path(ls, snap.path)
         report = analysis.report
-        record = agent.check_record(shown, report.findings, report.parse_notes, FileResult(shown, cells=cells))
+        record = agent.check_record(shown, report.findings, report.parse_notes, FileResult(shown, cells=cells),
+                                    [os.path.realpath(r) for r in ls.workspace_roots()])
         return {"text": agent.findings_text(record), "record": record}
 
     @server.command("gradguard.agentCheckPaths")
