@@ -107,6 +107,6 @@ async def test_agent_check_paths_checks_a_folder_on_disk_and_refuses_paths_outsi
     [file_record] = record["files"]
     assert file_record["path"] == f"{folder.name}/losses.py"
     assert [(f["code"], f["line"], f["column"]) for f in file_record["findings"]] == [("GG202", 8, 5)]
-    assert answer["text"].splitlines()[:2] == [f"{folder}: 1 finding in 1 file (2 files checked).",
+    assert answer["text"].splitlines()[:2] == [f"{folder.name}: 1 finding in 1 file (2 files checked).",
                                                f"{folder.name}/losses.py: 1 finding."]
     assert refused["error"].startswith(f"{tmp_path}: outside the project folder")

@@ -130,8 +130,10 @@ def resolve_inside(path: str, roots: list[str], folders: bool = True) -> str:
 
 
 def shown_path(real: str, roots: list[str]) -> str:
-    """A checked file as a person names it: relative to the project folder that holds it."""
+    """A checked file or folder as a person names it: relative to the project folder that holds it (`.` for it)."""
     for root in roots:
+        if real == root:
+            return "."
         if real.startswith(root.rstrip(os.sep) + os.sep):
             return os.path.relpath(real, root)
     return real
@@ -151,7 +153,8 @@ def check_paths_for_agent(paths: list[str], roots: list[str], lang: str | None, 
     kept = [p for p in found if resolve_inside_or_none(p, roots) is not None]
     outside = len(found) - len(kept)
     results = check_paths(kept[:MAX_FILES], resolver, lang, "none", max_bytes)
-    return project_record(list(paths), results, roots, not_checked=kept[MAX_FILES:], outside=outside)
+    return project_record([shown_path(p, roots) for p in asked], results, roots, not_checked=kept[MAX_FILES:],
+                          outside=outside)
 
 
 def resolve_inside_or_none(path: str, roots: list[str]) -> str | None:
