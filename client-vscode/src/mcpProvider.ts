@@ -9,7 +9,8 @@ import { ServerManager } from './server';
  * `vscode.cursor.mcp.registerServer`. It runs with the launch the language server uses, in the launcher's own
  * folder and in safe-path mode (no workspace code is imported), and is offered only when that Python has the MCP
  * SDK (`gradguard mcp --probe`); the bundled server does not carry it (`pip install 'gradguard[mcp]'`). Both APIs
- * are looked up at run time: the extension supports VS Code 1.100, which has neither.
+ * are looked up at run time, and a refusal is logged, never fatal: the extension supports VS Code 1.100, whose
+ * provider call wants the contribution under its older name, `modelContextServerCollections` (both are declared).
  */
 export const MCP_PROVIDER_ID = 'gradguard.mcp';
 const SERVER_NAME = 'gradguard';
@@ -78,20 +79,27 @@ export function registerMcpServer(manager: ServerManager, log: vscode.LogOutputC
   };
 
   if (lm.registerMcpServerDefinitionProvider && Definition) {
-    disposables.push(
-      lm.registerMcpServerDefinitionProvider(MCP_PROVIDER_ID, {
-        onDidChangeMcpServerDefinitions: changed.event,
-        provideMcpServerDefinitions: async () => {
-          const server = await current();
-          if (!server) {
-            return [];
-          }
-          const definition = new Definition(SERVER_NAME, server.command, server.args, MCP_ENV, server.version);
-          definition.cwd = vscode.Uri.file(server.cwd);
-          return [definition];
-        },
-      }),
-    );
+    // Never fatal: VS Code 1.100 has the call but wants the contribution under its older name (package.json
+    // declares both), and a refusal here once failed the whole activation.
+    try {
+      disposables.push(
+        lm.registerMcpServerDefinitionProvider(MCP_PROVIDER_ID, {
+          onDidChangeMcpServerDefinitions: changed.event,
+          provideMcpServerDefinitions: async () => {
+            const server = await current();
+            if (!server) {
+              return [];
+            }
+            log.info(`gradguard mcp offered to agents: ${server.command} ${server.args.join(' ')}`);
+            const definition = new Definition(SERVER_NAME, server.command, server.args, MCP_ENV, server.version);
+            definition.cwd = vscode.Uri.file(server.cwd);
+            return [definition];
+          },
+        }),
+      );
+    } catch (err) {
+      log.warn(`gradguard mcp is not offered to agents: ${String(err)}`);
+    }
   }
 
   if (cursor) {
@@ -106,11 +114,13 @@ export function registerMcpServer(manager: ServerManager, log: vscode.LogOutputC
         // Cursor's stdio config has no cwd: the launcher's `-P` and PYTHONSAFEPATH keep workspace code out.
         cursor.registerServer({ name: SERVER_NAME, server: { command: server.command, args: server.args, env: MCP_ENV } });
         registered = true;
+        log.info(`gradguard mcp offered to Cursor's agent: ${server.command} ${server.args.join(' ')}`);
       }
     };
-    void register();
+    const registerSafely = () => register().catch((err) => log.warn(`gradguard mcp is not offered to Cursor: ${String(err)}`));
+    void registerSafely();
     disposables.push({ dispose: () => registered && cursor.unregisterServer(SERVER_NAME) });
-    disposables.push(manager.onDidChangeState((state) => state === 'running' && void register()));
+    disposables.push(manager.onDidChangeState((state) => state === 'running' && void registerSafely()));
   }
   // A new interpreter or launch setting restarts the server: the definition may have changed with it.
   disposables.push(manager.onDidChangeState((state) => state === 'running' && changed.fire()));
