@@ -21,3 +21,5 @@ e2e: jupyter-setup
 
 jupyter-e2e: jupyter-setup e2e-deps
 	PYTHON=$(VPY) WORK=tests/e2e/artifacts/jupyterlab-work SHOTS=tests/e2e/artifacts timeout 300 node tests/e2e/jupyterlab_e2e.js
+	ALONE=1 PYTHON=$(VPY) WORK=tests/e2e/artifacts/jupyterlab-alone-work SHOTS=tests/e2e/artifacts/jupyterlab-alone \
+	  timeout 300 node tests/e2e/jupyterlab_e2e.js

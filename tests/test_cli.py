@@ -202,7 +202,7 @@ def test_sarif_and_github_formats(workdir):
 
 
 def test_file_changed_on_disk_during_fix_is_not_overwritten(workdir):
-    from gradguard.cli import write_atomically
+    from gradguard.fixwrite import write_atomically
 
     path = workdir / "index_write_loop.py"
     original = path.read_text()

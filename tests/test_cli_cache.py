@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from gradguard import checking, cli
+from gradguard import checking, cli, output
 
 ROOT = Path(__file__).resolve().parents[1]
 LEAF = "import torch\nw = torch.zeros(3, requires_grad=True)\nw += 1\n"
@@ -126,7 +126,7 @@ def test_a_warm_run_never_imports_the_engine(tmp_path):
 def test_the_docs_url_matches_the_rules():
     from gradguard.rules import DOCS_URL
 
-    assert cli.DOCS_URL == DOCS_URL
+    assert output.DOCS_URL == DOCS_URL
 
 
 def test_creating_the_imported_module_later_invalidates_the_importer(gg, tmp_path):

@@ -356,13 +356,13 @@ def test_per_file_ignores_scale_linearly(tmp_path: Path):
 # ---- progress on a terminal ------------------------------------------------------------------------------------
 
 
-def _stderr_on_a_terminal(args: list[str], cwd: Path) -> str:
+def _stderr_on_a_terminal(args: list[str], cwd: Path, delay: str = "0") -> str:
     import pty
 
     leader, follower = pty.openpty()
     try:
         proc = subprocess.run([sys.executable, "-m", "gradguard", *args], cwd=cwd, stdout=subprocess.PIPE,
-                              stderr=follower, timeout=120, env={**os.environ, "NO_COLOR": "1", "GRADGUARD_PROGRESS_DELAY": "0"})
+                              stderr=follower, timeout=120, env={**os.environ, "NO_COLOR": "1", "GRADGUARD_PROGRESS_DELAY": delay})
         os.close(follower)
         follower = -1
         chunks = []
@@ -391,3 +391,12 @@ def test_a_long_check_shows_progress_on_a_terminal_only(tmp_path: Path):
     assert "checking " not in _stderr_on_a_terminal(["check", "--no-cache", "--jobs", "1", "--quiet", "."], tmp_path)
     piped = gradguard("check", "--no-cache", "--jobs", "1", "--concise", ".", cwd=tmp_path)
     assert piped.returncode == 1 and piped.stderr == b""
+
+
+def test_the_progress_line_comes_before_the_first_file_is_done(tmp_path: Path):
+    """A 42-file check ran 6 s in silence (issue 32): the line was drawn only when a file finished, and a worker
+    pool's first results come after its start-up and a whole chunk. A thread of its own draws it now."""
+    (tmp_path / "a.py").write_text(LEAF + "".join(f"y{j} = w * {j}\n" for j in range(3000)), encoding="utf-8")
+    (tmp_path / "b.py").write_text(LEAF, encoding="utf-8")
+    shown = _stderr_on_a_terminal(["check", "--no-cache", "--jobs", "1", "--concise", "."], tmp_path, delay="0.2")
+    assert shown.startswith("\r\x1b[Kchecking 0/2 files") and shown.endswith("\r\x1b[K")

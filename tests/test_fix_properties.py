@@ -25,7 +25,8 @@ from pathlib import Path
 
 import pytest
 
-from gradguard import cli
+from gradguard.decoding import decode_python, encode_python
+from gradguard.fixwrite import apply_edits
 from gradguard.engine import Engine
 from gradguard.rules import EXAMPLES_DIR
 from gradguard.source import Source
@@ -387,17 +388,17 @@ def test_fix_keeps_every_byte_outside_its_edits(data: bytes, path: str):
     """Each fix, applied to the bytes as `--fix` writes them (decode, apply, encode): the lines before the first
     edited line and after the last are byte for byte the original ones (BOM included), and the lines the fix
     writes end as the lines they replace."""
-    decoded = cli.decode_python(data)
+    decoded = decode_python(data)
     old = _line_ends(data)
     findings = [f for f in ENGINE.check(decoded.text, path).findings if f.fix is not None]
     plain = [f for f in ENGINE.check(Path(path).read_text(encoding="utf-8"), path).findings if f.fix is not None]
     assert len(findings) == len(plain), path  # no line-end style costs a fix
     for finding in findings:
-        text, applied = cli.apply_edits(decoded.text, [(finding, [(e.span.start_line, e.span.start_col, e.span.end_line,
+        text, applied = apply_edits(decoded.text, [(finding, [(e.span.start_line, e.span.start_col, e.span.end_line,
                                                                    e.span.end_col, e.new_text)
                                                                   for e in finding.fix.edits])])
         assert applied == [finding]
-        new = _line_ends(cli.encode_python(text, decoded))
+        new = _line_ends(encode_python(text, decoded))
         first = min(e.span.start_line for e in finding.fix.edits)
         last = max(e.span.end_line for e in finding.fix.edits)
         label = f"{finding.code} fix on line {first + 1} of {path}"

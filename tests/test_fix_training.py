@@ -19,7 +19,7 @@ import pytest
 import torch
 from torch import nn
 
-from gradguard.cli import check_one
+from gradguard.checking import check_one
 from gradguard.config import Config
 from gradguard.rules import all_rules
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import torch
 
-from gradguard.cli import check_one
+from gradguard.checking import check_one
 from gradguard.config import Config
 from gradguard.engine import Engine
 from gradguard.source import Source

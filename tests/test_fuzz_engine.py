@@ -25,7 +25,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gradguard.cli import apply_fixes, check_one
+from gradguard.checking import apply_fixes, check_one
 from gradguard.config import Config
 from gradguard.engine import Engine
 from gradguard.source import Source, Span

@@ -86,3 +86,27 @@ async def test_agent_explain_gives_the_text_of_gradguard_explain(client: Languag
 
     assert answer == {"text": render_text(explain(traceback, lang="en", roots=[str(WORKSPACE)]), "en")}
     assert answer["text"].startswith("gradguard explain: a tensor saved for backward was modified in place")
+
+
+async def test_agent_check_paths_checks_a_folder_on_disk_and_refuses_paths_outside_the_workspace(client: LanguageClient,
+                                                                                                 tmp_path):
+    import os
+    import shutil
+
+    folder = WORKSPACE / f"_agent_project_{os.getpid()}"
+    folder.mkdir()
+    try:
+        (folder / "losses.py").write_text(SIGMOID_RELU)
+        (folder / "clean.py").write_text("import torch\nx = torch.ones(2) * 2\n")
+        answer = await command(client, "gradguard.agentCheckPaths", {"paths": [str(folder)]})
+        refused = await command(client, "gradguard.agentCheckPaths", {"paths": [str(folder), str(tmp_path)]})
+    finally:
+        shutil.rmtree(folder)
+    record = answer["record"]
+    assert (record["files_checked"], record["findings"]) == (2, 1)
+    [file_record] = record["files"]
+    assert file_record["path"] == f"{folder.name}/losses.py"
+    assert [(f["code"], f["line"], f["column"]) for f in file_record["findings"]] == [("GG202", 8, 5)]
+    assert answer["text"].splitlines()[:2] == [f"{folder.name}: 1 finding in 1 file (2 files checked).",
+                                               f"{folder.name}/losses.py: 1 finding."]
+    assert refused["error"].startswith(f"{tmp_path}: outside the project folder")

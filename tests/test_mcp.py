@@ -53,7 +53,7 @@ async def test_the_server_lists_check_explain_and_rule_as_read_only_tools(projec
         listed = (await session.list_tools()).tools
     tools = {t.name: t for t in listed}
     assert sorted(tools) == ["check", "explain", "rule"]
-    assert set(tools["check"].input_schema["properties"]) == {"path", "source", "filename", "lang"}
+    assert set(tools["check"].input_schema["properties"]) == {"path", "paths", "source", "filename", "lang"}
     assert tools["explain"].input_schema["required"] == ["traceback"]
     assert tools["rule"].input_schema["required"] == ["code"]
     assert tools["check"].input_schema["properties"]["lang"]["anyOf"][0]["enum"] == ["en", "zh"]
@@ -129,10 +129,83 @@ async def test_check_refuses_paths_outside_the_project_other_files_fifos_and_lar
     assert "escape.py: outside the project folder" in said["escape.py"]
     assert "pipe.py: not a regular file; not analysed" in said["pipe.py"]
     assert "big.py: file is 2400 bytes, above the limit of 1000" in said["big.py"]
-    assert "notes.txt: not a Python file or notebook (.py, .pyi, .ipynb); not checked" in said["notes.txt"]
+    assert "notes.txt: not a Python file or notebook (.py, .pyi, .ipynb) or a folder; not checked" in said["notes.txt"]
     assert "missing.py: cannot read: No such file or directory" in said["missing.py"]
-    assert "give either `path`" in text_of(both)
+    assert "give one of `path` (a file or folder to check), `paths`" in text_of(both)
     assert named_out.is_error and "`filename` must be a relative name inside the project" in text_of(named_out)
+
+
+async def test_check_a_folder_checks_every_file_in_it_and_lists_the_files_with_findings(project, tmp_path):
+    """`{"path": "simclr"}` was "not a Python file" (issue 32), so an agent checked one file and heard "no findings"."""
+    package = project / "simclr"
+    package.mkdir()
+    shutil.copy(LEAF_ADD, package / "losses.py")
+    (package / "clean.py").write_text("import torch\nx = torch.ones(2) * 2\n")
+    (package / ".venv").mkdir()
+    shutil.copy(LEAF_ADD, package / ".venv" / "vendored.py")  # skipped as `gradguard check` skips it
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    shutil.copy(LEAF_ADD, elsewhere / "leaf.py")
+    (package / "escape.py").symlink_to(elsewhere / "leaf.py")  # a committed link out of the project
+    async with gradguard_mcp(project) as session:
+        folder = await session.call_tool("check", {"path": "simclr"})
+        listed = await session.call_tool("check", {"paths": ["simclr/losses.py", SIGMOID_RELU.name]})
+        outside = await session.call_tool("check", {"paths": ["simclr", str(elsewhere)]})
+    assert not folder.is_error and not listed.is_error
+    record = folder.structured_content
+    assert (record["paths"], record["files_checked"], record["findings"]) == (["simclr"], 2, 1)
+    [file_record] = record["files"]
+    assert file_record["path"] == os.path.join("simclr", "losses.py")
+    assert [(f["code"], f["line"], f["column"]) for f in file_record["findings"]] == [("GG101", 3, 1)]
+    assert record["left_out"] == {"findings": 0, "files": [], "not_checked": [], "outside": 1}
+    lines = text_of(folder).splitlines()
+    assert lines[0] == "simclr: 1 finding in 1 file (2 files checked)."
+    assert lines[1] == "simclr/losses.py: 1 finding."
+    assert lines[2].startswith("simclr/losses.py:3:1: GG101 (leaf-inplace, error) ")
+    assert lines[-1] == "Not checked: 1 file found through a symlink that leads outside the project."
+    assert [(f["path"], [x["code"] for x in f["findings"]]) for f in listed.structured_content["files"]] == [
+        ("simclr/losses.py", ["GG101"]), (SIGMOID_RELU.name, ["GG202"])]
+    assert text_of(listed).startswith(f"simclr/losses.py, {SIGMOID_RELU.name}: 2 findings in 2 files (2 files checked).")
+    assert outside.is_error and f"{elsewhere}: outside the project folder" in text_of(outside)
+
+
+SIMCLR = ROOT / "tests" / "projects" / "simclr"  # losses.py writes in place what train.py back-propagates through
+
+
+async def test_the_simclr_folder_and_losses_py_alone_are_checked_as_one_program(tmp_path):
+    """Issue 32: `{"path": "simclr"}` was "not a Python file", and `losses.py` alone got "no findings"."""
+    project = tmp_path / "work"
+    shutil.copytree(SIMCLR, project / "simclr")
+    async with gradguard_mcp(project) as session:
+        folder = (await session.call_tool("check", {"path": "simclr"})).structured_content
+        alone = (await session.call_tool("check", {"path": "simclr/losses.py"})).structured_content
+        listed = (await session.call_tool("check", {"paths": ["simclr/losses.py"]})).structured_content
+    [file_record] = folder["files"]
+    assert file_record["path"] == "simclr/losses.py"
+    [finding] = file_record["findings"]
+    assert (finding["code"], finding["line"], finding["column"]) == ("GG201", 6, 5)
+    assert "on line 18 of train.py will fail" in finding["message"]
+    assert [(r["path"], r["line"]) for r in finding["related"] if "path" in r] == [("simclr/train.py", 18)]
+    assert [(f["code"], f["line"]) for f in alone["findings"]] == [("GG201", 6)]
+    assert [(f["path"], [x["code"] for x in f["findings"]]) for f in listed["files"]] == [("simclr/losses.py", ["GG201"])]
+
+
+async def test_a_long_answer_is_capped_and_says_which_findings_it_left_out(project):
+    for i in range(120):
+        shutil.copy(LEAF_ADD, project / f"leaf_{i:03}.py")
+    async with gradguard_mcp(project) as session:
+        result = await session.call_tool("check", {"path": "."})
+        whole = await session.call_tool("check", {"path": "leaf_119.py"})
+    record = result.structured_content
+    shown = sum(len(f["findings"]) for f in record["files"])
+    assert record["files_checked"] == 121 and record["findings"] == 121
+    assert 0 < shown < 121 and record["left_out"]["findings"] == 121 - shown
+    assert record["left_out"]["files"][-1] == "leaf_119.py" and len(record["left_out"]["files"]) == 121 - shown
+    text = text_of(result)
+    assert len(text) <= 41_000  # MAX_ANSWER_CHARS, and the closing line
+    assert text.splitlines()[-1] == (f"Left out to keep this answer short: {121 - shown} findings in "
+                                     f"{', '.join(record['left_out']['files'])}; check those files by `path` for all of them.")
+    assert [f["code"] for f in whole.structured_content["findings"]] == ["GG101"]
 
 
 async def test_explain_a_traceback_the_example_printed_under_torch(project):
@@ -167,3 +240,12 @@ def test_without_the_sdk_gradguard_mcp_says_how_to_install_it(tmp_path):
     assert run.returncode == 2 and run.stdout == ""
     assert run.stderr == ("gradguard mcp: the MCP SDK is not installed in this Python; install it with "
                           "`pip install 'gradguard[mcp]'` (Python 3.10 or newer)\n")
+    probe = "import sys; sys.modules['mcp'] = None; from gradguard.cli import main; sys.exit(main(['mcp', '--probe']))"
+    without = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert (without.returncode, without.stderr) == (2, run.stderr)
+
+
+def test_the_probe_an_editor_runs_before_offering_the_server_exits_0_when_it_can_serve(tmp_path):
+    run = subprocess.run([sys.executable, "-m", "gradguard", "mcp", "--probe"], cwd=tmp_path, capture_output=True,
+                         text=True, timeout=60)
+    assert (run.returncode, run.stdout, run.stderr) == (0, "", "")

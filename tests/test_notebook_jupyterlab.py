@@ -113,12 +113,16 @@ def test_cells_changed_and_not_saved_give_no_map(tmp_path, cells):
     assert cell_map(saved(tmp_path), lab_document(cells)) is None
 
 
-def test_only_jupyter_lsp_virtual_notebooks_are_mapped(tmp_path):
+def test_jupyterlab_notebook_documents_are_mapped_with_or_without_virtual_documents(tmp_path):
     (tmp_path / "train.ipynb").write_text(notebook_json(CELLS))
     assert saved_notebook(str(tmp_path / ".virtual_documents" / "sub" / "train.ipynb")) == str(tmp_path / "sub" / "train.ipynb")
     assert saved_notebook(str(tmp_path / "train.py")) is None
-    assert cell_map(str(tmp_path / "train.ipynb"), lab_document(CELLS)) is None  # not a virtual document
+    # gradguard alone (no pylsp, or GRADGUARD_JUPYTER_SERVER=none): jupyterlab-lsp opens the notebook's own path
+    assert saved_notebook(str(tmp_path / "train.ipynb")) == str(tmp_path / "train.ipynb")
+    cells = cell_map(str(tmp_path / "train.ipynb"), lab_document(CELLS))
+    assert (cells.numbers, cells.starts) == ([2, 4], [3, 12])
     assert cell_map(str(tmp_path / ".virtual_documents" / "missing.ipynb"), lab_document(CELLS)) is None
+    assert cell_map(str(tmp_path / "missing.ipynb"), lab_document(CELLS)) is None
 
 
 # ---- the real server over stdio, as jupyter-lsp starts it -------------------------------------------------
@@ -139,15 +143,17 @@ async def client(lsp_client: LanguageClient):
 
 
 @pytestmark_server
-async def test_the_server_names_cells_in_the_message_and_the_hover(client: LanguageClient):
-    mark = open_doc(client, VIRTUAL_URI, lab_document(CELLS))
-    published = await wait_publish(client, VIRTUAL_URI, mark, timeout=60)
+@pytest.mark.parametrize("uri", [VIRTUAL_URI, (ROOT / "train.ipynb").as_uri()], ids=["beside-pylsp", "alone"])
+async def test_the_server_names_cells_in_the_message_and_the_hover(client: LanguageClient, uri):
+    """Beside pylsp jupyterlab-lsp opens `.virtual_documents/train.ipynb`; alone, `train.ipynb` itself."""
+    mark = open_doc(client, uri, lab_document(CELLS))
+    published = await wait_publish(client, uri, mark, timeout=60)
     [diagnostic] = [d for d in published.diagnostics if d.source == "gradguard"]
     assert diagnostic.code == "GG201" and diagnostic.range.start.line == 12  # the document's own line: y.mul_(2)
     assert "on line 3 of cell 2" in diagnostic.message and "on line 2 of cell 4" in diagnostic.message
     related = [(r.location.range.start.line, r.message) for r in diagnostic.related_information or []]
     assert related and all(line in (5, 13) for line, _ in related)
     hover = await client.text_document_hover_async(types.HoverParams(
-        text_document=types.TextDocumentIdentifier(uri=VIRTUAL_URI), position=types.Position(line=12, character=0)))
+        text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=12, character=0)))
     text = hover.contents.value
     assert "line 3 of cell 2" in text and "line 6" not in text.replace("line 6 of", "")

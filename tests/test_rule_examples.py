@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from gradguard.cli import check_one
+from gradguard.checking import check_one
 from gradguard.config import Config
 from gradguard.engine import Engine
 from gradguard.rules import EXAMPLES_DIR, all_rules, get_rule

@@ -11,17 +11,6 @@ type GradguardRunner = (args: string[], options: { input?: string; timeoutMs: nu
 const FIX_ALL = vscode.CodeActionKind.SourceFixAll.append('gradguard');
 const CODE_PATTERN = /^GG\d+$/i;
 
-/** The commands this extension contributes (see package.json). */
-export const CLIENT_COMMANDS = [
-  'gradguard.restart',
-  'gradguard.showLogs',
-  'gradguard.fixAll',
-  'gradguard.fixAllUnsafe',
-  'gradguard.showRuleDocs',
-  'gradguard.explainTraceback',
-  'gradguard.runTrace',
-];
-
 export function registerCommands(manager: ServerManager, views: MarkdownViews, log: vscode.LogOutputChannel): vscode.Disposable[] {
   const gradguard: GradguardRunner = async (args, options) => {
     const launch = await manager.currentLaunch();

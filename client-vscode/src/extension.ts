@@ -3,6 +3,7 @@ import { registerCommands } from './commands';
 import { pythonExtensionApi } from './interpreter';
 import { registerLanguageModelTools } from './lmTools';
 import { MarkdownViews } from './markdown';
+import { registerMcpServer } from './mcpProvider';
 import { ServerManager, traceEvent } from './server';
 import { affectsLaunch, SECTION } from './settings';
 import { StatusItem } from './status';
@@ -15,7 +16,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   manager = new ServerManager(log, context);
   const views = new MarkdownViews();
   context.subscriptions.push(log, manager, views, new StatusItem(manager), ...registerCommands(manager, views, log));
-  context.subscriptions.push(...registerLanguageModelTools(manager));
+  context.subscriptions.push(...registerLanguageModelTools(manager), ...registerMcpServer(manager, log));
 
   const server = manager;
   context.subscriptions.push(

@@ -8,9 +8,11 @@ import { ServerManager } from './server';
  * The Language Model Tools agent mode calls (package.json `languageModelTools`). Each is one request to the
  * running language server (`gradguard.agentCheck`, `gradguard.agentExplain`), which answers with the text
  * `gradguard mcp` gives: the client only finds the document and opens it, so the server sees the unsaved text.
+ * A folder or a list of paths (`gradguard.agentCheckPaths`) is checked as saved on disk, with the CLI's check.
  */
 interface CheckInput {
   path?: string;
+  paths?: string[];
 }
 
 interface ExplainInput {
@@ -25,10 +27,15 @@ export function registerLanguageModelTools(manager: ServerManager): vscode.Dispo
   return [
     vscode.lm.registerTool<CheckInput>('gradguard_check', {
       prepareInvocation: (options) => ({
-        invocationMessage: `Checking ${options.input.path || 'the active editor'} with gradguard`,
+        invocationMessage: `Checking ${options.input.paths?.join(', ') || options.input.path || 'the active editor'} with gradguard`,
       }),
       invoke: async (options, token) => {
-        const uri = await checkTarget(options.input.path);
+        const { path: one, paths } = options.input;
+        if (paths !== undefined || (one && (await isFolder(one)))) {
+          const checked = await Promise.all((paths ?? [one as string]).map((p) => insideWorkspace(p, true)));
+          return textResult(await serverCommand(manager, 'gradguard.agentCheckPaths', [{ paths: checked }], token));
+        }
+        const uri = await checkTarget(one);
         await openForServer(uri);
         const answer = await serverCommand(manager, 'gradguard.agentCheck', [uri.toString()], token);
         return textResult(answer);
@@ -64,14 +71,42 @@ async function checkTarget(requested: string | undefined): Promise<vscode.Uri> {
     }
     return document.uri;
   }
+  const real = await insideWorkspace(requested, false);
+  const stat = await fs.promises.stat(real);
+  if (!stat.isFile()) {
+    throw new Error(`${requested}: not a regular file; not checked.`);
+  }
+  if (stat.size > MAX_FILE_BYTES) {
+    throw new Error(`${requested}: file is ${stat.size} bytes, above the limit of ${MAX_FILE_BYTES}; not checked.`);
+  }
+  return vscode.Uri.file(real);
+}
+
+function workspaceFolders(): readonly vscode.WorkspaceFolder[] {
   const folders = vscode.workspace.workspaceFolders?.filter((f) => f.uri.scheme === 'file') ?? [];
   if (folders.length === 0) {
     throw new Error('No workspace folder is open: gradguard checks files inside one.');
   }
+  return folders;
+}
+
+async function isFolder(requested: string): Promise<boolean> {
+  const folders = workspaceFolders();
   const absolute = path.isAbsolute(requested) ? requested : path.join(folders[0].uri.fsPath, requested);
-  if (!CHECKED_SUFFIXES.some((s) => absolute.endsWith(s))) {
-    throw new Error(`${requested}: not a Python file or notebook (.py, .pyi, .ipynb); not checked.`);
+  return fs.promises.stat(absolute).then((s) => s.isDirectory(), () => false);
+}
+
+/**
+ * The real path of `requested` (relative to the first workspace folder) if it lies inside a workspace folder and
+ * names a Python file or notebook (or a folder, when `folders`); a model chooses it, so anything else is refused.
+ * The server checks the same again.
+ */
+async function insideWorkspace(requested: string, folders: boolean): Promise<string> {
+  if (typeof requested !== 'string' || !requested) {
+    throw new Error('A path must be a non-empty file or folder path.');
   }
+  const workspace = workspaceFolders();
+  const absolute = path.isAbsolute(requested) ? requested : path.join(workspace[0].uri.fsPath, requested);
   let real: string;
   let stat: fs.Stats;
   try {
@@ -80,17 +115,15 @@ async function checkTarget(requested: string | undefined): Promise<vscode.Uri> {
   } catch (err) {
     throw new Error(`${requested}: cannot read: ${(err as NodeJS.ErrnoException).code ?? String(err)}.`);
   }
-  const roots = await Promise.all(folders.map((f) => fs.promises.realpath(f.uri.fsPath).catch(() => f.uri.fsPath)));
+  if (!(folders && stat.isDirectory()) && !CHECKED_SUFFIXES.some((s) => real.endsWith(s))) {
+    const kinds = folders ? ' or a folder' : '';
+    throw new Error(`${requested}: not a Python file or notebook (.py, .pyi, .ipynb)${kinds}; not checked.`);
+  }
+  const roots = await Promise.all(workspace.map((f) => fs.promises.realpath(f.uri.fsPath).catch(() => f.uri.fsPath)));
   if (!roots.some((root) => real === root || real.startsWith(root.endsWith(path.sep) ? root : root + path.sep))) {
     throw new Error(`${requested}: outside the workspace folders; not checked.`);
   }
-  if (!stat.isFile()) {
-    throw new Error(`${requested}: not a regular file; not checked.`);
-  }
-  if (stat.size > MAX_FILE_BYTES) {
-    throw new Error(`${requested}: file is ${stat.size} bytes, above the limit of ${MAX_FILE_BYTES}; not checked.`);
-  }
-  return vscode.Uri.file(real);
+  return real;
 }
 
 /** Opens the document (without showing it) so that the server has its text; an open one is left as it is. */

@@ -17,7 +17,7 @@ import {
   ShowMessageParams,
   State,
 } from 'vscode-languageclient/node';
-import { CLIENT_COMMANDS } from './commands';
+import { CLIENT_COMMANDS } from './clientCommands';
 import { pythonExtensionApi, terminalCommandLine } from './interpreter';
 import { Bundle, gradguardCommand, isLaunch, Launch, processEnv, resolveLaunch } from './launch';
 import { notify } from './notify';

@@ -1,18 +1,22 @@
-"""One file's check: read, decode, analyse, and with --fix or --add-noqa the fixed text (written by fixwrite)."""
+"""One file's check: read, decode, analyse, and with --fix or --add-noqa the fixed text (written by fixwrite); and
+the check of a list of paths (`check_paths`) that the command line, MCP and the editor's agent tools share."""
 from __future__ import annotations
 
 import io
+import os
 import re
 import tokenize
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from .config import Config
+from .config import Config, ConfigResolver
 from .decoding import Decoded, decode_python
-from .discovery import NOTEBOOK_SUFFIX
+from .discovery import NOTEBOOK_SUFFIX, discover
 from .fileio import DEFAULT_MAX_BYTES, SourceError, content_hash, read_regular
 from .findings import SAFE, Edit, Finding, Fix, ParseNote
+from .fixwrite import apply_edits
+from .i18n import locale_language
 from .notebook import CellMap, Notebook, NotebookError
 from .source import Span
 
@@ -81,51 +85,6 @@ def _engine():
     return _ENGINE
 
 
-def _raw_line_starts(text: str) -> list[int]:
-    starts = [0]
-    starts.extend(m.end() for m in re.finditer(r"\r\n|\r|\n", text))
-    return starts
-
-
-def apply_edits(text: str, items) -> tuple[str, list]:
-    """Apply whole fixes without overlaps, last first; keeps every line ending outside the edits.
-
-    `items` are (tag, [(start_line, start_col, end_line, end_col, new_text), ...]); positions count lines
-    ended by \\n, \\r\\n or \\r, as the engine does. A new text's `\\n` takes the line ending of the line it
-    lands on. Returns the new text and the tags applied.
-    """
-    starts = _raw_line_starts(text)
-
-    def offset(line: int, col: int) -> int:
-        line = max(0, min(line, len(starts) - 1))
-        end = starts[line + 1] if line + 1 < len(starts) else len(text)
-        content_end = end
-        while content_end > starts[line] and text[content_end - 1] in "\r\n":
-            content_end -= 1
-        return min(starts[line] + col, content_end if line + 1 < len(starts) else len(text))
-
-    def ending(line: int) -> str:
-        if line + 1 >= len(starts):
-            line = len(starts) - 2
-        if line < 0:
-            return "\n"
-        seg = text[starts[line]:starts[line + 1]]
-        return "\r\n" if seg.endswith("\r\n") else seg[-1:] or "\n"
-
-    chosen, taken, applied = [], [], []
-    for tag, edits in items:
-        ranges = [(offset(sl, sc), offset(el, ec)) for sl, sc, el, ec, _ in edits]
-        if any((a < tb and ta < b) or a == ta for a, b in ranges for ta, tb in taken):
-            continue
-        taken.extend(ranges)
-        nl = [ending(sl) for sl, _sc, _el, _ec, _new in edits]
-        chosen.extend(((r, new.replace("\n", n) if n != "\n" else new) for r, (*_, new), n in zip(ranges, edits, nl)))
-        applied.append(tag)
-    for (start, end), new in sorted(chosen, key=lambda item: item[0], reverse=True):
-        text = text[:start] + new + text[end:]
-    return text, applied
-
-
 def _edits_of(f: Finding):
     return [(e.span.start_line, e.span.start_col, e.span.end_line, e.span.end_col, e.new_text) for e in f.fix.edits]
 
@@ -170,7 +129,7 @@ def check_one(path: str, text: str | None, config: Config, lang: str, fix_mode: 
         result.error = "contains NUL bytes (binary?); not analysed"
         return result
     result.original_text = text
-    result.lines = text.count("\n") + text.count("\r") - text.count("\r\n") + 1  # = len(_raw_line_starts(text))
+    result.lines = text.count("\n") + text.count("\r") - text.count("\r\n") + 1  # = len(fixwrite._raw_line_starts(text))
     deps: set = set()
     report = _run_engine(text, path, config, lang, deps)
     _take(result, report)
@@ -438,6 +397,64 @@ def _noqa_findings(text: str, findings: list[Finding]) -> list[Finding]:
     return [Finding("noqa", "noqa", "", Span(ln, 0, ln, len(lines[ln])),
                     fix=Fix(SAFE, "add noqa", (Edit(Span(ln, 0, ln, len(lines[ln])), new),)))
             for ln, new in _noqa_lines(text, findings).items()]
+
+
+def check_paths(paths: list[str], resolver: ConfigResolver, lang: str | None = None, fix_mode: str = "none",
+                max_bytes: int = DEFAULT_MAX_BYTES, add_noqa: bool = False, default_excludes: bool = True,
+                force_exclude: bool = False, jobs: int = 1, cache=None, progress=None) -> list[FileResult]:
+    """Check the Python files and notebooks under `paths` (files or folders), in discovery's stable order.
+
+    The one entry the command line, MCP `check` and the editor's Language Model Tool share. `lang` overrides each
+    file's configured language; `cache` (a cache.Cache, opened by the caller) answers unchanged files and keeps the
+    new results; `jobs` > 1 checks in worker processes; `progress(done, total)` is called as files finish.
+    Raises ConfigError for a broken configuration.
+    """
+    files = discover(paths, resolver, default_excludes, force_exclude)
+    configs = {str(p): resolver.for_path(p) for p in files}
+    results: dict[int, FileResult] = {}
+    tasks = []
+    for i, p in enumerate(files):
+        path = str(p)
+        config = configs[path]
+        file_lang = lang or config.language or locale_language()
+        if cache is not None:
+            hit = cache.get(path, config, file_lang, max_bytes)
+            if hit is not None:
+                results[i] = hit
+                continue
+        tasks.append((i, (path, config, file_lang, fix_mode, max_bytes, add_noqa)))
+    jobs = min(max(1, jobs), max(1, len(tasks) // 4))  # a worker costs an interpreter: only worth it for several files
+    done: list[FileResult] = []
+
+    def finished(result: FileResult) -> None:
+        done.append(result)
+        if progress is not None:
+            progress(len(files) - len(tasks) + len(done), len(files))
+
+    if progress is not None:
+        progress(len(files) - len(tasks), len(files))
+    if jobs > 1:
+        from concurrent.futures import ProcessPoolExecutor
+
+        _engine()  # imported once here: forked workers inherit it
+        with ProcessPoolExecutor(max_workers=jobs) as pool:
+            for r in pool.map(_check_worker, [t for _, t in tasks], chunksize=max(1, len(tasks) // (jobs * 8))):
+                finished(r)
+    else:
+        for _, t in tasks:
+            finished(_check_worker(t))
+    for (i, task), r in zip(tasks, done):
+        results[i] = r
+        if cache is not None and not r.error:
+            cache.put(task[0], task[1], task[2], r)
+    # A project is one program: what a file's run puts in another file is reported there; a module named alone
+    # also gets what the scripts importing it put in it.
+    checked = place_project_findings([results[i] for i in range(len(files))], max_bytes, fix_mode)
+    named = {os.path.realpath(p) for p in paths if os.path.isfile(p)}
+    if named and fix_mode == "none" and not add_noqa:
+        run_lang = lang or resolver.for_path(".").language or locale_language()
+        add_importer_findings(checked, resolver.for_path, run_lang, max_bytes, only=named)
+    return checked
 
 
 def _check_worker(args):

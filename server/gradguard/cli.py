@@ -1,30 +1,26 @@
-"""The `gradguard` command: check, rule, server, trace, explain.
+"""The `gradguard` command: check, rule, server, trace, explain, mcp, agent.
 
 The check command's parts each live in their own module, with file I/O (fileio) below all of them: discovery
 (which files), checking (one file's analysis and fixes), fixwrite (fixed text to disk), cache, and output/ (one
-module per format). The names other code imports from here stay importable."""
+module per format). Nothing imports this module but `__main__`: what other code shares lives below it."""
 from __future__ import annotations
 
 import argparse
 import difflib
 import os
 import sys
-import time
-from collections import Counter  # noqa: F401  (re-exported for older imports)
-from pathlib import Path
 
 from . import __version__
-from .checking import (FileResult, UnusedNoqa, _check_worker, _engine, _run_engine, apply_edits,  # noqa: F401
-                       add_importer_findings, apply_fixes, check_one, place_project_findings, unused_noqa)
+from .cache import Cache
+from .checking import FileResult, check_one, check_paths, unused_noqa
 from .config import Config, ConfigError, ConfigResolver, check_flags
-from .decoding import Decoded, decode_python, encode_python  # noqa: F401
-from .discovery import NOTEBOOK_SUFFIX, PYTHON_SUFFIXES, discover, is_checked_name  # noqa: F401
-from .fileio import DEFAULT_MAX_BYTES, Roots, SourceError, content_hash, read_regular  # noqa: F401
+from .decoding import Decoded, encode_python
+from .fileio import DEFAULT_MAX_BYTES, Roots
 from .fixwrite import write_atomically
 from .i18n import default_language, locale_language  # `language = "auto"`: the locale
 from .notebook import Notebook
-from .output import (DOCS_URL, artifact_uri, finding_json, format_github, format_json, format_sarif,  # noqa: F401
-                     format_statistics, format_text, parse_note_json, summary_lines)
+from .output import format_github, format_json, format_sarif, format_statistics, format_text, summary_lines
+from .output.progress import Progress
 from .output.text import _fixes_listing
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
@@ -72,17 +68,11 @@ def cmd_check(args: argparse.Namespace) -> int:
         paths = args.paths or ["."]
         roots = Roots.for_arguments(paths)
         try:
-            files = discover(paths, resolver, not args.no_default_excludes, args.force_exclude)
-            configs = {str(p): resolver.for_path(p) for p in files}
+            results = _check_files(paths, resolver, args, lang, fix_mode)
         except ConfigError as exc:
             print(f"gradguard: configuration error: {exc}", file=sys.stderr)
             return EXIT_ERROR
-        results = place_project_findings(_check_files(files, configs, args, lang, fix_mode), args.max_file_bytes,
-                                         fix_mode)
-        named = {os.path.realpath(p) for p in paths if os.path.isfile(p)}
-        if named and fix_mode == "none" and not args.add_noqa:
-            add_importer_findings(results, resolver.for_path, lang, args.max_file_bytes, only=named)
-        if not files and not args.silent:
+        if not results and not args.silent:
             print("warning: No Python files found under the given paths." if lang != "zh"
                   else "警告：给定路径下没有找到 Python 文件。", file=sys.stderr)
     # Exit 2 only for a path nothing could be reported for (unreadable, internal error, a fix not written);
@@ -120,39 +110,6 @@ def cmd_check(args: argparse.Namespace) -> int:
     return EXIT_ERROR if failed else EXIT_CLEAN
 
 
-class Progress:
-    """`checking 120/4,000 files` on stderr, rewritten in place, for runs longer than a moment on a terminal;
-    silent when stderr is not a terminal and under --quiet or --silent. The line is erased at the end."""
-
-    # seconds before the first line (GRADGUARD_PROGRESS_DELAY: tests show it at once), and between lines
-    DELAY, EVERY = float(os.environ.get("GRADGUARD_PROGRESS_DELAY", "0.5") or 0.5), 0.1
-
-    def __init__(self, total: int, lang: str, enabled: bool, stream=None):
-        self.total, self.lang, self.stream = total, lang, stream or sys.stderr
-        self.enabled = enabled and total > 1
-        self.done = 0
-        self.start = self.last = time.monotonic()
-        self.shown = False
-
-    def advance(self, n: int = 1) -> None:
-        self.done += n
-        if not self.enabled:
-            return
-        now = time.monotonic()
-        if now - self.start < self.DELAY or (self.shown and now - self.last < self.EVERY):
-            return
-        self.last, self.shown = now, True
-        text = (f"正在检查 {self.done:,}/{self.total:,} 个文件" if self.lang == "zh"
-                else f"checking {self.done:,}/{self.total:,} files")
-        self.stream.write("\r\x1b[K" + text)
-        self.stream.flush()
-
-    def finish(self) -> None:
-        if self.shown:
-            self.stream.write("\r\x1b[K")
-            self.stream.flush()
-
-
 def _progress_wanted(args) -> bool:
     try:
         return sys.stderr.isatty() and not (args.quiet or args.silent)
@@ -160,50 +117,18 @@ def _progress_wanted(args) -> bool:
         return False
 
 
-def _check_files(files: list[Path], configs: dict, args, lang: str, fix_mode: str) -> list[FileResult]:
-    from .cache import Cache
-
+def _check_files(paths: list[str], resolver: ConfigResolver, args, lang: str, fix_mode: str) -> list[FileResult]:
     use_cache = not args.no_cache and fix_mode == "none" and not args.add_noqa
     cache = Cache.open(args.cache_dir) if use_cache else None
-    results: dict[int, FileResult] = {}
-    tasks = []
-    for i, p in enumerate(files):
-        path = str(p)
-        config = configs[path]
-        file_lang = args.lang or config.language or locale_language()
-        if cache is not None:
-            hit = cache.get(path, config, file_lang, args.max_file_bytes)
-            if hit is not None:
-                results[i] = hit
-                continue
-        tasks.append((i, (path, config, file_lang, fix_mode, args.max_file_bytes, args.add_noqa)))
     jobs = args.jobs if args.jobs and args.jobs > 0 else (os.cpu_count() or 1)
-    jobs = min(jobs, max(1, len(tasks) // 4))  # a worker costs an interpreter: only worth it for several files
-    progress = Progress(len(files), lang, _progress_wanted(args))
-    progress.advance(len(files) - len(tasks))
-    done = []
+    progress = Progress(lang, _progress_wanted(args))
     try:
-        if jobs > 1:
-            from concurrent.futures import ProcessPoolExecutor
-
-            _engine()  # imported once here: forked workers inherit it
-            with ProcessPoolExecutor(max_workers=jobs) as pool:
-                for r in pool.map(_check_worker, [t for _, t in tasks], chunksize=max(1, len(tasks) // (jobs * 8))):
-                    done.append(r)
-                    progress.advance()
-        else:
-            for _, t in tasks:
-                done.append(_check_worker(t))
-                progress.advance()
+        return check_paths(paths, resolver, args.lang, fix_mode, args.max_file_bytes, args.add_noqa,
+                           not args.no_default_excludes, args.force_exclude, jobs, cache, progress.show)
     finally:
         progress.finish()
-    for (i, task), r in zip(tasks, done):
-        results[i] = r
-        if cache is not None and not r.error:
-            cache.put(task[0], task[1], task[2], r)
-    if cache is not None:
-        cache.close()
-    return [results[i] for i in range(len(files))]
+        if cache is not None:
+            cache.close()
 
 
 def _write_fixes(results: list[FileResult], args, fix_mode: str, stdin: bool,
@@ -404,6 +329,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("trace", help="run a script with the in-place tracer (needs gradguard[tracer])", add_help=False)
     sub.add_parser("explain", help="explain an autograd error message or traceback", add_help=False)
     sub.add_parser("mcp", help="run the MCP server for coding agents over stdio (needs gradguard[mcp])", add_help=False)
+    sub.add_parser("agent", help="make coding agents run gradguard: `agent init` (skill, AGENTS.md, Stop-hook "
+                                 "recipes), `agent hook` (the Stop hook)", add_help=False)
     return parser
 
 
@@ -414,8 +341,11 @@ LSP_MODULES = ("pygls", "lsprotocol", "jedi")
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     # Subcommands that own their arguments.
-    if argv and argv[0] in ("server", "trace", "explain", "mcp"):
+    if argv and argv[0] in ("server", "trace", "explain", "mcp", "agent"):
         command, rest = argv[0], argv[1:]
+        if command == "agent":
+            from .agent_loop import main as agent_main
+            return agent_main(rest)
         if command == "mcp":
             from .mcp_server import main as mcp_main
             return mcp_main(rest)

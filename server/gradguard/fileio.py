@@ -156,6 +156,19 @@ def create_marker(folder_fd: int, name: str, text: str, mode: int = 0o644) -> bo
     return True
 
 
+def ignore_folder(path: str | os.PathLike, why: str) -> bool:
+    """Give the folder `path` a `.gitignore` of `*` (it then ignores itself, as .gradguard_cache/ does), unless
+    the folder is a symlink or something already has the name; True when it was created."""
+    try:
+        folder_fd = open_folder(path)
+    except OSError:
+        return False
+    try:
+        return create_marker(folder_fd, ".gitignore", f"# Created by gradguard: {why}\n*\n")
+    finally:
+        os.close(folder_fd)
+
+
 # ---------------------------------------------------------------- writing
 def replace_in_folder(folder_fd: int, name: str, data: bytes, mode: int = 0o644, sync: bool = True) -> None:
     """Write `data` to a temporary sibling and rename it over `name`, both inside the open folder. The temporary

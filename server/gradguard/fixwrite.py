@@ -1,9 +1,11 @@
-"""How --fix and --add-noqa put fixed text on disk: re-read, compare, encode as the file was, write atomically
+"""How fixes become text and text goes on disk: fix edits applied to a text (for files and notebook cells alike),
+and for --fix and --add-noqa the fixed text re-read, compared, encoded as the file was and written atomically
 inside the checked folders (fileio does the writing)."""
 from __future__ import annotations
 
 import codecs
 import os
+import re
 
 from .decoding import Decoded, decode_python, encode_python
 from .discovery import NOTEBOOK_SUFFIX
@@ -53,3 +55,48 @@ def write_atomically(path: str, text: str, expected_original: str, decoded: Deco
     except OSError as exc:
         return f"cannot write: {exc.strerror or exc}"
     return None
+
+
+def _raw_line_starts(text: str) -> list[int]:
+    starts = [0]
+    starts.extend(m.end() for m in re.finditer(r"\r\n|\r|\n", text))
+    return starts
+
+
+def apply_edits(text: str, items) -> tuple[str, list]:
+    """Apply whole fixes without overlaps, last first; keeps every line ending outside the edits.
+
+    `items` are (tag, [(start_line, start_col, end_line, end_col, new_text), ...]); positions count lines
+    ended by \\n, \\r\\n or \\r, as the engine does. A new text's `\\n` takes the line ending of the line it
+    lands on. Returns the new text and the tags applied.
+    """
+    starts = _raw_line_starts(text)
+
+    def offset(line: int, col: int) -> int:
+        line = max(0, min(line, len(starts) - 1))
+        end = starts[line + 1] if line + 1 < len(starts) else len(text)
+        content_end = end
+        while content_end > starts[line] and text[content_end - 1] in "\r\n":
+            content_end -= 1
+        return min(starts[line] + col, content_end if line + 1 < len(starts) else len(text))
+
+    def ending(line: int) -> str:
+        if line + 1 >= len(starts):
+            line = len(starts) - 2
+        if line < 0:
+            return "\n"
+        seg = text[starts[line]:starts[line + 1]]
+        return "\r\n" if seg.endswith("\r\n") else seg[-1:] or "\n"
+
+    chosen, taken, applied = [], [], []
+    for tag, edits in items:
+        ranges = [(offset(sl, sc), offset(el, ec)) for sl, sc, el, ec, _ in edits]
+        if any((a < tb and ta < b) or a == ta for a, b in ranges for ta, tb in taken):
+            continue
+        taken.extend(ranges)
+        nl = [ending(sl) for sl, _sc, _el, _ec, _new in edits]
+        chosen.extend(((r, new.replace("\n", n) if n != "\n" else new) for r, (*_, new), n in zip(ranges, edits, nl)))
+        applied.append(tag)
+    for (start, end), new in sorted(chosen, key=lambda item: item[0], reverse=True):
+        text = text[:start] + new + text[end:]
+    return text, applied

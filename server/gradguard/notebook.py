@@ -13,6 +13,8 @@ import json
 import re
 from dataclasses import dataclass, field, replace
 
+from .fixwrite import apply_edits  # the same non-overlapping, last-first application as for files
+
 # IPython syntax at the start of a logical line: a line magic or shell escape (`%matplotlib inline`,
 # `!pip install torch`), a magic or shell command assigned to names (`files = !ls`, `t = %timeit -o f()`),
 # and help (`torch.sin?`, `??model`). IPython only reads these where a statement starts, so a `%` that
@@ -277,8 +279,6 @@ class Notebook:
                 continue
             per_cell.setdefault(cells.pop(), []).append(f)
         applied = []
-        from .cli import apply_edits  # the same non-overlapping, last-first application as for files
-
         for i, group in per_cell.items():
             start = cmap.starts[i]
             local = [(f, [(e.span.start_line - start, e.span.start_col, e.span.end_line - start, e.span.end_col,

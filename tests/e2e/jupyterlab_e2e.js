@@ -15,6 +15,9 @@
 //   WORK      scratch folder, wiped first (default: tests/e2e/artifacts/jupyterlab-work)
 //   SHOTS     screenshot folder (default: tests/e2e/artifacts)
 //   CHROMIUM  browser binary (default /usr/bin/chromium)
+//   ALONE     1: gradguard alone (GRADGUARD_JUPYTER_SERVER=none, as with no pylsp installed): jupyterlab-lsp then
+//             opens the notebook under its own path, not `.virtual_documents/`; the cells must be named the same
+//             way, and pylsp's hover is not expected
 // Prints one `RESULT {json}` line; the exit code is 0 only when every assertion held.
 'use strict';
 const { chromium } = require('playwright-core');
@@ -31,6 +34,7 @@ const WORK = path.resolve(process.env.WORK || path.join(HERE, 'artifacts', 'jupy
 const SHOTS = path.resolve(process.env.SHOTS || path.join(HERE, 'artifacts'));
 const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
 const LONG = 90000;
+const ALONE = process.env.ALONE === '1';
 
 const T0 = Date.now();
 const log = (m) => console.log(`[jupyterlab-e2e ${String(Date.now() - T0).padStart(6)}ms] ${m}`);
@@ -167,7 +171,7 @@ async function main() {
   const env = {
     ...process.env, HOME: home, JUPYTER_CONFIG_DIR: path.join(WORK, 'jupyter-config'),
     JUPYTER_RUNTIME_DIR: path.join(WORK, 'jupyter-runtime'), JUPYTERLAB_SETTINGS_DIR: settingsDir,
-    JUPYTERLAB_WORKSPACES_DIR: path.join(WORK, 'lab-workspaces'), GRADGUARD_JUPYTER_SERVER: '', GRADGUARD_JUPYTER_TRACE: path.join(WORK, 'proxy-trace.log'),
+    JUPYTERLAB_WORKSPACES_DIR: path.join(WORK, 'lab-workspaces'), GRADGUARD_JUPYTER_SERVER: ALONE ? 'none' : '', GRADGUARD_JUPYTER_TRACE: path.join(WORK, 'proxy-trace.log'),
   };
   const lab = spawn(PYTHON, ['-m', 'jupyterlab', '--no-browser', '--ServerApp.ip=127.0.0.1', `--ServerApp.port=${port}`,
     '--ServerApp.port_retries=0', `--IdentityProvider.token=${token}`, `--ServerApp.root_dir=${root}`,
@@ -193,8 +197,9 @@ async function main() {
     const specs = status.specs || {};
     log(`jupyter-lsp specs: ${Object.keys(specs).join(', ')}`);
     check(specs.gradguard, 'jupyter-lsp lists the gradguard spec (entry point jupyter_lsp_spec_v1)');
-    check(specs.gradguard.display_name === 'gradguard + python-lsp-server (pylsp)',
-      `the gradguard spec fronts pylsp (display_name ${specs.gradguard.display_name})`);
+    const expectedName = ALONE ? 'gradguard' : 'gradguard + python-lsp-server (pylsp)';
+    check(specs.gradguard.display_name === expectedName,
+      `the gradguard spec ${ALONE ? 'runs alone' : 'fronts pylsp'} (display_name ${specs.gradguard.display_name})`);
     check(JSON.stringify(specs.gradguard.languages) === '["python"]', 'the gradguard spec is for python');
     const labSettings = await getJson(`${base}/lab/api/settings/@jupyter-lsp/jupyterlab-lsp:plugin?token=${token}`);
     const rank = labSettings && labSettings.schema.properties.language_servers.default.gradguard;
@@ -227,6 +232,19 @@ async function main() {
     await squiggle.first().waitFor({ state: 'visible', timeout: LONG });
     mark('squiggle');
     await shot('jupyterlab-02-squiggle');
+    // which document jupyterlab-lsp opened for the notebook: beside pylsp, `.virtual_documents/pgd.ipynb` (the proxy
+    // logs it); alone, no server needs documents on disk, so none is written and the notebook's own path is opened
+    if (ALONE) {
+      check(!fs.existsSync(path.join(root, '.virtual_documents')), 'alone, jupyterlab-lsp writes no .virtual_documents/');
+    } else {
+      const opened = fs.readFileSync(path.join(WORK, 'proxy-trace.log'), 'utf8').split('\n')
+        .map((line) => { try { return JSON.parse(line.slice(line.indexOf('{'))); } catch (_) { return null; } })
+        .filter((m) => m && m.method === 'textDocument/didOpen' && /pgd\.ipynb$/.test(m.params.textDocument.uri))
+        .map((m) => m.params.textDocument.uri);
+      log(`notebook documents opened: ${JSON.stringify(opened)}`);
+      check(opened.length > 0 && opened.every((uri) => uri.includes('/.virtual_documents/')),
+        `beside pylsp, jupyterlab-lsp opens the notebook under .virtual_documents/ (${JSON.stringify(opened)})`);
+    }
     const squiggles = await page.locator('.cm-lintRange').allInnerTexts();
     log(`squiggles: ${JSON.stringify(squiggles)}`);
     check(squiggles.length === 1 && squiggles[0] === 'delta.add_(alpha * delta.grad.sign())',
@@ -317,12 +335,14 @@ async function main() {
       && tensorHover.includes('created on line 9 of cell 2') && tensorHover.includes('torch.zeros_like(..., requires_grad=True)'),
     'hovering delta shows it is a leaf that requires grad, made by torch.zeros_like on line 9 of cell 2');
 
-    // the user's own server still answers: pylsp's hover for a builtin gradguard says nothing about
-    const builtinHover = await hoverOn('for step in range(3)', 'range', /range\(stop\) -> range object/, 40000);
-    mark('pylspHover');
-    log(`hover on range: ${JSON.stringify(builtinHover.slice(0, 200))}`);
-    await shot('jupyterlab-05-pylsp-hover');
-    check(builtinHover.includes('range(stop) -> range object'), "pylsp (behind gradguard) answers the hover on range() with its docstring");
+    if (!ALONE) {
+      // the user's own server still answers: pylsp's hover for a builtin gradguard says nothing about
+      const builtinHover = await hoverOn('for step in range(3)', 'range', /range\(stop\) -> range object/, 40000);
+      mark('pylspHover');
+      log(`hover on range: ${JSON.stringify(builtinHover.slice(0, 200))}`);
+      await shot('jupyterlab-05-pylsp-hover');
+      check(builtinHover.includes('range(stop) -> range object'), "pylsp (behind gradguard) answers the hover on range() with its docstring");
+    }
 
     // the notebook run in its kernel: `%load_ext gradguard` (the first line of cell 2) traces the cells, and the
     // report names the cell and line the checker named

@@ -48,6 +48,10 @@ grep -q '\] PASS$' "$ART/nvim.log" || rc=1
 echo "== e2e: JupyterLab + jupyterlab-lsp + Chromium (gradguard in front of pylsp)"
 PYTHON="$PY" WORK="$ART/jupyterlab-work" SHOTS="$ART" timeout 300 node "$HERE/jupyterlab_e2e.js" 2>&1 | tee "$ART/jupyterlab.log"
 [ "${PIPESTATUS[0]}" -eq 0 ] || rc=1
+echo "== e2e: JupyterLab + jupyterlab-lsp + Chromium (gradguard alone: GRADGUARD_JUPYTER_SERVER=none)"
+ALONE=1 PYTHON="$PY" WORK="$ART/jupyterlab-alone-work" SHOTS="$ART/jupyterlab-alone" timeout 300 \
+  node "$HERE/jupyterlab_e2e.js" 2>&1 | tee "$ART/jupyterlab-alone.log"
+[ "${PIPESTATUS[0]}" -eq 0 ] || rc=1
 
 echo "== e2e: VS Code (code-server $("$CODE_SERVER" --version 2>/dev/null | head -1 | cut -d' ' -f1)) + Chromium"
 CODE_SERVER="$CODE_SERVER" VSIX="$VSIX" PYTHON="$ART/bare-venv/bin/python" ENV_PYTHON="$PY" \
@@ -59,6 +63,7 @@ echo "== e2e summary"
 echo "bundle: $(grep '^MARK bundleRunsOn' "$ART/bundle-smoke.log" || echo FAIL)"
 echo "neovim: $(grep -q '\] PASS$' "$ART/nvim.log" && echo PASS || echo FAIL)  $(grep -o 'first diagnostic after [0-9]* ms' "$ART/nvim.log")"
 echo "jupyterlab: $(grep '^RESULT' "$ART/jupyterlab.log" || echo 'no RESULT line')"
+echo "jupyterlab alone: $(grep '^RESULT' "$ART/jupyterlab-alone.log" || echo 'no RESULT line')"
 echo "vscode: $(grep '^RESULT' "$ART/vscode.log" || echo 'no RESULT line')"
 echo "screenshots: $ART"
 exit $rc

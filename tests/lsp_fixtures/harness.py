@@ -47,10 +47,10 @@ def _register(client: LanguageClient, params):
     return None
 
 
-def make_client() -> LanguageClient:
+def make_client(converter_factory=None) -> LanguageClient:
     from pygls.protocol import default_converter
 
-    client = LanguageClient(converter_factory=default_converter)
+    client = LanguageClient(converter_factory=converter_factory or default_converter)
     client.published = []
     client.statuses = []
     client.applied_edits = []

@@ -1,6 +1,7 @@
 """Which cell a line of JupyterLab's notebook document is in, so that messages say `line 2 of cell 3` there too.
 
-jupyterlab-lsp sends a notebook to a language server as one Python document (`<root>/.virtual_documents/nb.ipynb`):
+jupyterlab-lsp sends a notebook to a language server as one Python document (`<root>/.virtual_documents/nb.ipynb`
+beside pylsp; `<root>/nb.ipynb` itself when gradguard runs alone):
 every cell in order, each followed by two blank lines, a markdown cell as one empty line, magics rewritten line for
 line. It sends no cell boundaries, so they are read from the notebook as saved (`<root>/nb.ipynb`) and matched
 line by line with the document: edits inside code cells since the last save move the boundaries with them. Where
@@ -27,13 +28,15 @@ _cache: dict[str, tuple[tuple, list | None]] = {}  # notebook path -> ((mtime, s
 
 
 def saved_notebook(virtual_path: str) -> str | None:
-    """The notebook a virtual document stands for: `<root>/.virtual_documents/sub/nb.ipynb` -> `<root>/sub/nb.ipynb`."""
+    """The notebook a JupyterLab document stands for: `<root>/.virtual_documents/sub/nb.ipynb` -> `<root>/sub/nb.ipynb`
+    when a server that needs documents on disk (pylsp) runs beside gradguard; the document's own path
+    (`<root>/sub/nb.ipynb`) when gradguard runs alone, as jupyterlab-lsp then writes no virtual documents."""
     if not virtual_path.endswith(".ipynb"):
         return None
     name = os.path.basename(os.environ.get("JP_LSP_VIRTUAL_DIR", "").rstrip("/\\")) or VIRTUAL_DIR
     parts = virtual_path.replace("\\", "/").split("/")
     if name not in parts[:-1]:
-        return None
+        return virtual_path
     at = len(parts) - 1 - parts[:-1][::-1].index(name) - 1
     return "/".join(parts[:at] + parts[at + 1:])
 

@@ -4,6 +4,9 @@
 
 - `gradguard.agentCheck` [uri]: the findings of an open file or notebook (the last analysis when it is current,
   else a fresh one), as {"text", "record"}; the client opens the document first.
+- `gradguard.agentCheckPaths` [{"paths": [...]}]: the files and folders named (inside the workspace folders),
+  checked as saved on disk by the CLI's checking.check_paths, as {"text", "record"}: agent.project_record, capped
+  for a model's context.
 - `gradguard.agentExplain` [traceback]: `gradguard explain`'s text for a pasted traceback, as {"text"}; files it
   names are read only inside the workspace folders.
 """
@@ -14,6 +17,8 @@ import os
 from typing import Any
 
 from .. import agent
+from ..checking import FileResult, _engine
+from ..config import ConfigError
 from ..notebook import CellMap
 from .documents import key_for_uri, snapshot_for
 
@@ -65,16 +70,37 @@ def register(server) -> None:
         analysis = ls.current(key)
         if analysis is None:
             analysis = await loop.run_in_executor(ls.engine_pool, ls._analyse, snap, settings)
-        from ..cli import FileResult
-
         analysed = analysis.snapshot  # the cells as they were when the findings were made
         cells = None
         if analysed.is_notebook:
             cells = CellMap([p.cell for p in analysed.pieces], [p.start_line for p in analysed.pieces])
         shown = _shown_path(ls, snap.path)
         report = analysis.report
-        record = agent.check_record(shown, report.findings, report.parse_notes, FileResult(shown, cells=cells))
+        record = agent.check_record(shown, report.findings, report.parse_notes, FileResult(shown, cells=cells),
+                                    [os.path.realpath(r) for r in ls.workspace_roots()])
         return {"text": agent.findings_text(record), "record": record}
+
+    @server.command("gradguard.agentCheckPaths")
+    async def agent_check_paths(ls, *args: Any) -> dict[str, Any]:
+        first = args[0] if args else None
+        paths = first.get("paths") if isinstance(first, dict) else None
+        if not isinstance(paths, list) or not all(isinstance(p, str) for p in paths):
+            return {"error": "pass {\"paths\": [files and folders]}"}
+        settings = ls.settings.global_settings
+        lang = ls.lang_for(settings)
+        roots = [os.path.realpath(r) for r in ls.workspace_roots()]
+        if not roots:
+            return {"error": "no workspace folder is open: gradguard checks files inside one"}
+
+        def work() -> dict[str, Any]:  # on the engine thread: reads files and runs the batch engine
+            _engine().read_roots = tuple(roots)  # imported classes are read from the workspace only
+            try:
+                record = agent.check_paths_for_agent(paths, roots, lang, settings.max_file_bytes)
+            except (agent.PathRefused, ConfigError) as exc:
+                return {"error": str(exc)}
+            return {"text": agent.project_text(record), "record": record}
+
+        return await asyncio.get_running_loop().run_in_executor(ls.engine_pool, work)
 
     @server.command("gradguard.agentExplain")
     async def agent_explain(ls, *args: Any) -> dict[str, Any]:

@@ -2,8 +2,9 @@
 from __future__ import annotations
 
 import itertools
-from typing import Any
+from typing import Any, Union
 
+import attrs
 from lsprotocol import types
 from pygls.uris import from_fs_path
 from pygls.workspace.position_codec import PositionCodec
@@ -21,6 +22,36 @@ _SEVERITY = {
     "information": types.DiagnosticSeverity.Information,
     "hint": types.DiagnosticSeverity.Hint,
 }
+
+
+@attrs.define
+class MarkdownDiagnostic(types.Diagnostic):
+    """LSP 3.18: a diagnostic whose message is Markdown, for clients that declare `markupMessageSupport`
+    (lsprotocol 2025.0.0 types the message as a string only; pygls sends the MarkupContent as its JSON)."""
+
+    message: Union[str, types.MarkupContent] = attrs.field(kw_only=True)
+
+
+def markup_message_support(initialize_params: Any) -> bool:
+    """Whether the client's raw `initialize` params declare Markdown diagnostic messages (LSP 3.18), for pushed
+    or pulled diagnostics; read from the JSON, as lsprotocol drops the field it does not know."""
+    try:
+        text_document = initialize_params["capabilities"]["textDocument"]
+        return any(isinstance(text_document.get(kind), dict) and text_document[kind].get("markupMessageSupport") is True
+                   for kind in ("publishDiagnostics", "diagnostic"))
+    except (KeyError, TypeError, AttributeError):
+        return False
+
+
+def markdown_message(finding: Finding) -> str:
+    """The Problems panel's Markdown: the message, the version timeline hover shows, and torch's error."""
+    parts = [finding.message]
+    if finding.explanation:
+        parts.append(finding.explanation)
+    if finding.runtime_error:
+        fence = "````" if "```" in finding.runtime_error else "```"
+        parts.append(f"torch raises:\n{fence}text\n{finding.runtime_error}\n{fence}")
+    return "\n\n".join(parts)
 
 
 class Positions:
@@ -96,9 +127,10 @@ def severity(finding: Finding, settings: Settings) -> types.DiagnosticSeverity:
 
 
 def finding_diagnostic(
-    finding: Finding, positions: Positions, settings: Settings
+    finding: Finding, positions: Positions, settings: Settings, markdown: bool = False
 ) -> tuple[str, types.Diagnostic] | None:
-    """The diagnostic for one finding and the URI it belongs to (a cell for notebooks)."""
+    """The diagnostic for one finding and the URI it belongs to (a cell for notebooks); with `markdown` (the
+    client declared `markupMessageSupport`), its message is Markdown with the explanation hover shows."""
     located = positions.range(finding.span)
     if located is None:
         return None
@@ -140,9 +172,10 @@ def finding_diagnostic(
         # The line a `# noqa: CODE` comment goes on (the engine reads it on the finding's first line).
         "noqa": {"line": rng.start.line},
     }
-    diag = types.Diagnostic(
+    diag = (MarkdownDiagnostic if markdown else types.Diagnostic)(
         range=rng,
-        message=finding.message,
+        message=types.MarkupContent(kind=types.MarkupKind.Markdown, value=markdown_message(finding))
+        if markdown else finding.message,
         severity=severity(finding, settings),
         code=finding.code,
         source=SOURCE,

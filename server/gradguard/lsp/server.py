@@ -31,7 +31,7 @@ from ..notebook import CellMap
 from . import actions as act
 from . import agent_tools
 from . import hover as hov
-from .convert import Positions, finding_diagnostic, parse_note_diagnostic
+from .convert import Positions, finding_diagnostic, markup_message_support, parse_note_diagnostic
 from .documents import (Snapshot, doc_key, key_for_uri, open_keys, snapshot_for, text_document, uri_path,
                         use_lsp_lines)
 from .jedi_support import JediService, jedi_markdown
@@ -107,6 +107,13 @@ class GradguardProtocol(LanguageServerProtocol):
     InvalidRequest error (pygls drops them unanswered, so clients wait for ever); notifications about documents
     that are not open are logged and ignored (pygls raised KeyError, which the editor showed as an error popup);
     cancelling a request that was answered already is quiet."""
+
+    markup_messages = False  # the client takes Markdown diagnostic messages (LSP 3.18, read from the raw JSON)
+
+    def structure_message(self, data):
+        if isinstance(data, dict) and data.get("method") == types.INITIALIZE:
+            self.markup_messages = markup_message_support(data.get("params"))
+        return super().structure_message(data)
 
     def handle_message(self, message):
         if self._shutdown and getattr(message, "method", types.EXIT) != types.EXIT:
@@ -421,7 +428,7 @@ class GradguardServer(LanguageServer):
             report.findings = cells.relabel_findings(report.findings, lang)
             report.parse_notes = [replace(n, message=cells.relabel(n.message, lang)) for n in report.parse_notes]
         for finding in report.findings:
-            converted = finding_diagnostic(finding, positions, settings)
+            converted = finding_diagnostic(finding, positions, settings, self.protocol.markup_messages)
             if converted is not None:
                 diagnostics.setdefault(converted[0], []).append(converted[1])
         for note in report.parse_notes:

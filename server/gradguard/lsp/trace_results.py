@@ -27,6 +27,7 @@ from pathlib import Path
 from lsprotocol import types
 from pygls.uris import from_fs_path
 
+from ..config import DEFAULT_EXCLUDES
 from ..explain.files import inside as _inside, read_capped  # shared with `gradguard explain`
 
 SOURCE = "gradguard-trace"
@@ -37,6 +38,9 @@ MAX_ENTRIES = 100_000  # entries looked at in one trace.json
 MAX_MARKS = 1000  # distinct marks kept from one trace.json
 MAX_MARKS_PER_FILE = 200
 MAX_TEXT = 2000  # characters of one message
+MAX_TRACE_FILES = 32  # trace.json files read in one workspace folder
+MAX_FOLDERS = 20_000  # folders looked at for them (a monorepo is cut there; the root's own file comes first)
+SKIPPED_FOLDERS = frozenset(DEFAULT_EXCLUDES)
 KINDS = {"stale-save", "silent-write", "torch-error", "backward-twice"}
 LANGS = ("en", "zh")
 
@@ -264,8 +268,26 @@ def read_trace_file(trace_json: Path, lang: str = "en", root: str | None = None)
     return marks
 
 
+def trace_files(root: str) -> list[Path]:
+    """Every `.gradguard/trace.json` under the workspace folder `root`: `cd simclr && gradguard trace train.py`
+    writes `simclr/.gradguard/trace.json`, which the editor shows too. Symlinked folders, hidden folders and
+    the default excludes (.venv, node_modules, ...) are not entered; the walk stops at MAX_FOLDERS folders and
+    MAX_TRACE_FILES files."""
+    found: list[Path] = []
+    visited = 0
+    for folder, dirs, _files in os.walk(root):  # symlinks to folders are not followed
+        visited += 1
+        candidate = Path(folder) / TRACE_FILE
+        if candidate.is_file():
+            found.append(candidate)
+        if visited >= MAX_FOLDERS or len(found) >= MAX_TRACE_FILES:
+            break
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in SKIPPED_FOLDERS)
+    return found
+
+
 class TraceResults:
-    """The trace marks of every workspace folder, reloaded when a trace.json changes."""
+    """The trace marks of every workspace folder (from each trace.json under it), reloaded when one changes."""
 
     def __init__(self) -> None:
         self.marks: dict[str, list[TraceMark]] = {}  # file path -> marks
@@ -299,8 +321,9 @@ class TraceResults:
     def _read(self, roots: list[str]) -> dict[str, list[TraceMark]]:
         marks: dict[str, list[TraceMark]] = {}
         for root in roots:
-            for mark in read_trace_file(Path(root) / TRACE_FILE, root=root):
-                marks.setdefault(os.path.normpath(mark.path), []).append(mark)
+            for trace_json in trace_files(root):
+                for mark in read_trace_file(trace_json, root=root):
+                    marks.setdefault(os.path.normpath(mark.path), []).append(mark)
         return marks
 
     def _install(self, marks, lang: str, generation: int | None) -> bool:

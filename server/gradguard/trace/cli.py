@@ -8,6 +8,8 @@ import runpy
 import sys
 import traceback
 
+from ..fileio import ignore_folder
+
 USAGE = "gradguard trace [--format text|json] [--lang en|zh] [--strict] [--no-write-warnings] [--eager] " \
         "[--output PATH] (script.py | -m module) [args...]"
 
@@ -108,6 +110,8 @@ def finish(tracer, fmt: str, output: str, lang: str, argv: list[str] | None = No
     if output != "-":
         try:
             os.makedirs(os.path.dirname(output) or ".", exist_ok=True)
+            if os.path.basename(os.path.dirname(os.path.abspath(output))) == ".gradguard":  # ignores itself
+                ignore_folder(os.path.dirname(output), "the last `gradguard trace` run.")
             with open(output, "w", encoding="utf-8") as fh:
                 json.dump(doc, fh, indent=2, ensure_ascii=False)
                 fh.write("\n")

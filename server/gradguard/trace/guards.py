@@ -21,6 +21,8 @@ import threading
 
 import torch
 
+from .frames import prune_traceback
+
 _autograd = torch._C._autograd
 _tls = threading.local()  # .aside: this thread's hooks were popped for a switch-off region
 
@@ -88,8 +90,6 @@ class Guards:
             if exc is not None and tracer._active:
                 try:
                     tracer.confirm(exc)
-                    from .core import prune_traceback
-
                     prune_traceback(exc)
                     args = threading.ExceptHookArgs((args.exc_type, exc, exc.__traceback__, args.thread))
                 except Exception:
