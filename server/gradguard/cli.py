@@ -23,6 +23,7 @@ from .fileio import DEFAULT_MAX_BYTES, Roots, SourceError, content_hash, read_re
 from .fixwrite import write_atomically
 from .i18n import default_language, locale_language  # `language = "auto"`: the locale
 from .notebook import Notebook
+from .processes import worker_pool
 from .output import (DOCS_URL, artifact_uri, finding_json, format_github, format_json, format_sarif,  # noqa: F401
                      format_statistics, format_text, parse_note_json, summary_lines)
 from .output.text import _fixes_listing
@@ -184,10 +185,8 @@ def _check_files(files: list[Path], configs: dict, args, lang: str, fix_mode: st
     done = []
     try:
         if jobs > 1:
-            from concurrent.futures import ProcessPoolExecutor
-
             _engine()  # imported once here: forked workers inherit it
-            with ProcessPoolExecutor(max_workers=jobs) as pool:
+            with worker_pool(jobs) as pool:  # workers import no project file and die with this process
                 for r in pool.map(_check_worker, [t for _, t in tasks], chunksize=max(1, len(tasks) // (jobs * 8))):
                     done.append(r)
                     progress.advance()

@@ -13,10 +13,11 @@ import multiprocessing
 import os
 import re
 import sys
-import threading
 import time
 from collections import OrderedDict
 from typing import Any
+
+from ..processes import die_with_parent
 
 _INPLACE_ARG = re.compile(r"inplace\s*=\s*True")
 
@@ -36,48 +37,9 @@ def private_cache_directory(shared: str) -> str:
     return os.path.join(os.path.dirname(os.path.abspath(shared)), "gradguard-jedi")
 
 
-PR_SET_PDEATHSIG = 1  # from <linux/prctl.h>
-
-
-def _die_with(server_pid: int) -> None:
-    """End this worker when the server process ends, however it ends (SIGKILL, a segfault, the OOM killer).
-
-    Nothing else would end it: the worker holds both ends of its own task queue, so the queue never reaches EOF,
-    and an orphaned worker (300 MB) waited for ever. On Linux the kernel sends SIGKILL when the parent dies; the
-    watchdog thread covers other systems and a server that died before prctl took effect. The multiprocessing
-    resource tracker needs nothing of its own: it ends (unlinking the pool's semaphores) once its last writer,
-    this worker, is gone, and a signal would kill it before that cleanup.
-    """
-    if sys.platform.startswith("linux"):
-        try:
-            import ctypes
-            import signal
-
-            ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
-        except (OSError, AttributeError):
-            pass
-    if os.name == "posix" and os.getppid() != server_pid:  # re-parented: the server is already gone
-        os._exit(0)
-    watch_parent()
-
-
-def watch_parent() -> None:
-    """In a multiprocessing child: a daemon thread ends the process as soon as its parent process is gone."""
-    parent = multiprocessing.parent_process()
-    if parent is not None:
-        # The parent's sentinel (a pipe on POSIX, a process handle on Windows) is ready once the parent is gone.
-        threading.Thread(target=_exit_after, args=(parent,), name="gg-parent-watchdog", daemon=True).start()
-
-
-def _exit_after(parent) -> None:
-    parent.join()
-    os._exit(0)
-
-
-def _init_worker(root: str | None, server_pid: int | None = None) -> None:
+def _init_worker(root: str | None) -> None:
     global _project, _root
-    if server_pid is not None:
-        _die_with(server_pid)
+    die_with_parent()
     try:
         os.nice(10)  # warm-up must not starve the server on a small machine
     except OSError:
@@ -191,7 +153,7 @@ class JediService:
             max_workers=1,
             mp_context=multiprocessing.get_context("spawn"),
             initializer=_init_worker,
-            initargs=(root, os.getpid()),
+            initargs=(root,),
         )
         warm = self._pool.submit(_warm, tuple(warmup))
 
