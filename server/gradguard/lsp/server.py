@@ -107,7 +107,7 @@ class GradguardProtocol(LanguageServerProtocol):
     """pygls, plus the lifecycle as the spec says it: after `shutdown` every request but `exit` gets an
     InvalidRequest error (pygls drops them unanswered, so clients wait for ever); notifications about documents
     that are not open are logged and ignored (pygls raised KeyError, which the editor showed as an error popup);
-    cancelling a request that was answered already is quiet."""
+    cancelling a request that was answered already is quiet; a finished handler's future is let go."""
 
     def handle_message(self, message):
         if self._shutdown and getattr(message, "method", types.EXIT) != types.EXIT:
@@ -149,6 +149,18 @@ class GradguardProtocol(LanguageServerProtocol):
         if unknown:
             cells.text_content = kept
             self._ignored(types.NOTEBOOK_DOCUMENT_DID_CHANGE, [c.document.uri for c in unknown])
+
+    def _execute_handler(self, msg_id, handler, callback, args=None, kwargs=None):
+        """Forget a handler's future once it is done. pygls 2.1.1 files the future of every coroutine, thread or
+        generator handler in `_request_futures`, but pops only a request's: a notification (its didChange is a
+        generator) left one future behind per message, for the life of the process."""
+
+        def forget_then(future):
+            if self._request_futures.get(msg_id) is future:
+                del self._request_futures[msg_id]
+            callback(future)
+
+        super()._execute_handler(msg_id, handler, forget_then, args, kwargs)
 
     def _handle_cancel_notification(self, msg_id):
         """Cancel a request still running (its client gets a RequestCancelled error). A request that has been
