@@ -213,6 +213,41 @@ def write_file(path: str, data: bytes, roots: Roots | None, mode: int) -> None:
         os.close(folder_fd)
 
 
+def write_output(path: str, data: bytes, mode: int = 0o644) -> None:
+    """Atomically write a file gradguard makes itself (`.gradguard/trace.json`), creating its folders, through no
+    symlink a repository can commit: each folder of a relative path is opened from the working directory without
+    following links (an absolute path's folders are the user's own choice), and an existing file at `path` must be
+    a regular file, not a link to `~/.bashrc`. Raises OSError."""
+    folder, name = os.path.split(path)
+    if not name:
+        raise IsADirectoryError(errno.EISDIR, "not a file name", path)
+    if os.path.isabs(folder):
+        os.makedirs(folder, exist_ok=True)
+        folder_fd = os.open(folder, os.O_RDONLY | _DIRECTORY)
+    else:
+        folder_fd = os.open(".", os.O_RDONLY | _DIRECTORY)
+        for part in Path(folder).parts if folder else ():
+            try:
+                inner = open_subfolder(folder_fd, part, create=True)
+            except OSError as exc:
+                raise PermissionError(errno.EACCES, f"{part} is not a folder (a symlink?): {exc.strerror}") from exc
+            finally:
+                os.close(folder_fd)
+            folder_fd = inner
+    try:
+        try:
+            st = os.stat(name, dir_fd=folder_fd, follow_symlinks=False)
+        except FileNotFoundError:
+            pass
+        else:
+            if not stat.S_ISREG(st.st_mode):
+                raise PermissionError(errno.EACCES, "not a regular file (a symlink?)")
+        clean_stale_tmp(folder_fd, name)
+        replace_in_folder(folder_fd, name, data, mode)
+    finally:
+        os.close(folder_fd)
+
+
 def _fd_path(fd: int, fallback: str) -> str:
     try:
         return os.readlink(f"/proc/self/fd/{fd}")
