@@ -236,20 +236,32 @@ class JediService:
         gc.collect()
 
 
+_LINE_BREAKS = re.compile(r"[\r\n\x0b\x0c\x85\u2028\u2029]")
+
+
+def _quoted(text: str) -> str:
+    """Workspace text (a file name, a name, a line of code) as one code span on one line: a backtick in a comment
+    ended the span and the rest rendered (a remote image fetched on hover, a `command:` link); a lone CR ended
+    the line, and a blank line the paragraph."""
+    from .hover import code_span  # here, not at the top: the jedi worker imports this module and needs no libcst
+
+    return code_span(_LINE_BREAKS.sub(" ", text))
+
+
 def jedi_markdown(info: dict[str, Any], lang: str) -> str:
     where = ""
     if info.get("module_path") and info.get("line"):
-        base = os.path.basename(info["module_path"])
-        where = f"`{base}` 第 {info['line']} 行" if lang == "zh" else f"`{base}` line {info['line']}"
-    kind = info.get("type") or "name"
-    full = info.get("full_name") or info.get("name")
+        base = _quoted(os.path.basename(info["module_path"]))
+        where = f"{base} 第 {info['line']} 行" if lang == "zh" else f"{base} line {info['line']}"
+    kind = info.get("type") if re.fullmatch(r"[a-z]+", str(info.get("type"))) else "name"  # jedi's word: class, ...
+    full = _quoted(str(info.get("full_name") or info.get("name")))
     if lang == "zh":
-        text = f"*jedi*：{kind} `{full}`" + (f"，定义于 {where}" if where else "")
+        text = f"*jedi*：{kind} {full}" + (f"，定义于 {where}" if where else "")
     else:
-        text = f"*jedi*: {kind} `{full}`" + (f", defined in {where}" if where else "")
+        text = f"*jedi*: {kind} {full}" + (f", defined in {where}" if where else "")
     for line_no, code in info.get("inplace", []):
         if lang == "zh":
-            text += f"\n\n- 第 {line_no} 行使用了原地操作（in-place 操作）：`{code}`"
+            text += f"\n\n- 第 {line_no} 行使用了原地操作（in-place 操作）：{_quoted(code)}"
         else:
-            text += f"\n\n- line {line_no} uses an in-place operation: `{code}`"
+            text += f"\n\n- line {line_no} uses an in-place operation: {_quoted(code)}"
     return text
