@@ -445,11 +445,16 @@ def _check_worker(args):
     try:
         return check_one(path, None, config, lang, fix_mode, max_bytes, add_noqa)
     except Exception as exc:  # one file's internal error must not end the run
-        import traceback
+        return internal_error(path, exc)
 
-        where = traceback.extract_tb(exc.__traceback__)[-1]
-        return FileResult(path, error=f"internal error ({type(exc).__name__}: {exc} at "
-                                      f"{Path(where.filename).name}:{where.lineno}); please report it")
+
+def internal_error(path: str, exc: Exception) -> FileResult:
+    """What every front end says about a file whose check failed inside gradguard (the CLI, the MCP tool)."""
+    import traceback
+
+    where = traceback.extract_tb(exc.__traceback__)[-1]
+    return FileResult(path, error=f"internal error ({type(exc).__name__}: {exc} at "
+                                  f"{Path(where.filename).name}:{where.lineno}); please report it")
 
 
 # ---------------------------------------------------------------- unused noqa

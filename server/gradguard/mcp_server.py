@@ -90,6 +90,7 @@ class Tools:
     def check(self, path: str | None = None, source: str | None = None, filename: str | None = None,
               lang: str | None = None) -> dict[str, Any]:
         """Findings for a file (`path`) or for unsaved code (`source`, named `filename` for config and messages)."""
+        from .checking import internal_error
         from .cli import _engine, check_one
 
         if (path is None) == (source is None):
@@ -109,7 +110,10 @@ class Tools:
         config, lang = self._config(where, lang)
         with self.lock:
             _engine().read_roots = tuple(self.roots)  # imported classes are read from the project only
-            result = check_one(where, source, config, lang, "none", self.max_bytes)
+            try:
+                result = check_one(where, source, config, lang, "none", self.max_bytes)
+            except Exception as exc:  # the CLI's words (exit 2 there), not the SDK's bare "Error executing tool"
+                result = internal_error(where, exc)
         if result.error or result.skipped:
             raise ToolInputError(f"{shown}: {result.error or result.skipped}")
         return agent.check_record(shown, result.findings, result.notes, result)
