@@ -22,6 +22,9 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 from lsp_fixtures.raw import RawServer  # noqa: E402
 
+from gradguard.jupyter import spec_v1  # noqa: E402
+from gradguard.processes import python_module  # noqa: E402
+
 # Modules a multiprocessing child or the resource tracker imports on its way up, and startup hooks.
 PLANTED = ("socket", "pickle", "struct", "multiprocessing", "random", "site", "sitecustomize", "usercustomize",
            "selectors", "copyreg", "signal", "tempfile", "runpy", "base64", "hmac", "secrets", "weakref")
@@ -54,10 +57,21 @@ class ServerIn(RawServer):
         self.buffer = b""
 
 
+class NoOtherServers:
+    """A jupyter-lsp manager that found no other Python language server."""
+
+    _language_servers_from_config: dict = {}
+    conf_d_language_servers: dict = {}
+
+
 SERVER_LAUNCHES = {
     "console script": [str(Path(sys.executable).with_name("gradguard")), "server"],
     "-m gradguard": [sys.executable, "-m", "gradguard", "server"],
     "-m gradguard.jupyter": [sys.executable, "-m", "gradguard.jupyter"],
+    "jupyter-lsp spec": spec_v1(NoOtherServers())["gradguard"]["argv"],
+    # the proxy, started as the spec starts it when the user has another Python server (here: a second gradguard)
+    "jupyter-lsp spec with a second server": python_module("gradguard.jupyter", "--with", "other", "--",
+                                                          sys.executable, "-m", "gradguard", "server"),
 }
 
 
@@ -83,7 +97,7 @@ def test_the_server_and_its_jedi_worker_import_no_workspace_file(tmp_path: Path,
             if message.get("method") == "textDocument/publishDiagnostics" and message["params"]["uri"] == uri:
                 codes = [d.get("code") for d in message["params"]["diagnostics"]]
         assert warm, "the jedi worker never started"
-        assert codes == ["GG101"]
+        assert set(codes) == {"GG101"}  # with a second gradguard behind the proxy, each server's GG101
         server.send({"id": 2, "method": "textDocument/hover", "params": {
             "textDocument": {"uri": uri}, "position": {"line": 2, "character": 5}}})
         assert "result" in server.response(2)

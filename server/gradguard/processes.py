@@ -21,6 +21,17 @@ SAFE_PATH = "PYTHONSAFEPATH"
 PR_SET_PDEATHSIG = 1  # from <linux/prctl.h>
 
 
+def python_module(module: str, *args: str) -> list[str]:
+    """The argv of `python -m module args` (this interpreter) that never has the working directory on `sys.path`:
+    `-P` on 3.11+; before that, `-c` code that drops the directory's entry ("") before anything is imported
+    (`-m` imports runpy from it first: a workspace `runpy.py` ran where jupyter-lsp started the server)."""
+    if sys.version_info >= (3, 11):
+        return [sys.executable, "-P", "-m", module, *args]
+    code = ("import sys; sys.path[:1] == [''] and sys.path.pop(0); "
+            f"import runpy; runpy.run_module({module!r}, run_name='__main__', alter_sys=True)")
+    return [sys.executable, "-c", code, *args]
+
+
 def neutral_directory() -> str:
     """A working directory for children: the standard library's own folder, so whatever an early import finds
     there is the module it wanted (read-only for the user on a normal install; never the project)."""
