@@ -30,7 +30,7 @@ def _ignored(rel: str, name: str, patterns: tuple[IgnorePatterns, ...]) -> bool:
     return any(p.matches(rel, name) for p in patterns)
 
 
-def _config_excluded(path: Path, config: Config) -> bool:
+def config_excludes(path: Path, config: Config) -> bool:
     """Whether `exclude` of the file's own config matches it (patterns are relative to that config's folder)."""
     if not config.exclude:
         return False
@@ -66,11 +66,11 @@ def discover(paths: list[str], resolver: ConfigResolver, default_excludes: bool 
                 # the repository root), never in the folders above it.
                 rel = os.path.relpath(os.path.abspath(root))
                 parts = Path(rel if not rel.startswith("..") else raw).parts[:-1]
-                if _config_excluded(root, resolver.for_path(root)) or any(p in names for p in parts):
+                if config_excludes(root, resolver.for_path(root)) or any(p in names for p in parts):
                     continue
             found.append(root)
             continue
-        if force_exclude and _config_excluded(root, resolver.for_path(root)) and raw not in (".", "./"):
+        if force_exclude and config_excludes(root, resolver.for_path(root)) and raw not in (".", "./"):
             continue
         patterns = _gitignore_patterns(root) if default_excludes else IgnorePatterns(())
         for folder, dirs, files in os.walk(root):
@@ -86,7 +86,7 @@ def discover(paths: list[str], resolver: ConfigResolver, default_excludes: bool 
                     return False
                 if _ignored(os.path.normpath(os.path.join(rel_folder, d)), d, local):
                     return False
-                return not _config_excluded(folder_path / d, resolver.for_path(folder_path / d))
+                return not config_excludes(folder_path / d, resolver.for_path(folder_path / d))
 
             dirs[:] = sorted(d for d in dirs if keep(d))
             clean_stale_tmp_at(folder_path, files)  # a killed --fix's temporary files (fileio.clean_stale_tmp)
@@ -94,7 +94,7 @@ def discover(paths: list[str], resolver: ConfigResolver, default_excludes: bool 
                 if not is_checked_name(f):
                     continue
                 path = folder_path / f
-                if _ignored(os.path.normpath(os.path.join(rel_folder, f)), f, local) or _config_excluded(path, config):
+                if _ignored(os.path.normpath(os.path.join(rel_folder, f)), f, local) or config_excludes(path, config):
                     continue
                 try:
                     if not stat.S_ISREG(os.stat(path).st_mode):  # a FIFO, or a symlink to a device or /proc
