@@ -6,7 +6,6 @@ answered a bare "Error executing tool check" and wrote a traceback on the server
 """
 from __future__ import annotations
 
-import contextlib
 import json
 import subprocess
 import sys

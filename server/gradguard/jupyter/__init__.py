@@ -10,7 +10,6 @@ is added, not swapped in. `GRADGUARD_JUPYTER_SERVER=<key>` picks that server, `=
 from __future__ import annotations
 
 import os
-import sys
 from typing import Optional
 
 from ..processes import python_module

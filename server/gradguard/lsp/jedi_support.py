@@ -12,7 +12,6 @@ import concurrent.futures
 import multiprocessing
 import os
 import re
-import sys
 import time
 from collections import OrderedDict
 from typing import Any
