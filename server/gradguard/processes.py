@@ -46,11 +46,12 @@ def _change_directory(path: str) -> bool:
     return True
 
 
-def start_children_safely() -> None:
-    """For a process that starts children for the rest of its life (the language server): from now on every
-    Python it starts runs in safe-path mode, from the neutral directory. The server names files by URI only."""
+def safe_path_for_children() -> None:
+    """For a process that starts children for the rest of its life (the language server): every Python it starts
+    from now on runs in safe-path mode. Older Pythons also need the neutral directory while a child starts:
+    `children_started_safely` around the start (the process keeps its own working directory, which a pasted
+    traceback's relative file names are read against)."""
     os.environ[SAFE_PATH] = "1"
-    _change_directory(neutral_directory())
 
 
 @contextlib.contextmanager

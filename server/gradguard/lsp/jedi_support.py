@@ -16,7 +16,7 @@ import time
 from collections import OrderedDict
 from typing import Any
 
-from ..processes import die_with_parent
+from ..processes import children_started_safely, die_with_parent
 
 _INPLACE_ARG = re.compile(r"inplace\s*=\s*True")
 
@@ -148,13 +148,16 @@ class JediService:
             self._loop = asyncio.get_running_loop()
         except RuntimeError:
             self._loop = None
-        self._pool = concurrent.futures.ProcessPoolExecutor(
-            max_workers=1,
-            mp_context=multiprocessing.get_context("spawn"),
-            initializer=_init_worker,
-            initargs=(root,),
-        )
-        warm = self._pool.submit(_warm, tuple(warmup))
+        # The worker (and multiprocessing's resource tracker) start now, at the first submit, and never again in
+        # this pool: started from the neutral directory, they import nothing from the workspace (processes.py).
+        with children_started_safely():
+            self._pool = concurrent.futures.ProcessPoolExecutor(
+                max_workers=1,
+                mp_context=multiprocessing.get_context("spawn"),
+                initializer=_init_worker,
+                initargs=(root,),
+            )
+            warm = self._pool.submit(_warm, tuple(warmup))
 
         def done(fut: concurrent.futures.Future) -> None:
             if self._closed or fut.cancelled():

@@ -30,7 +30,7 @@ from ..facts.model import AnalysisCancelled
 from ..findings import Report
 from ..jupyter.virtual_documents import cell_map as jupyter_cell_map
 from ..notebook import CellMap
-from ..processes import start_children_safely
+from ..processes import safe_path_for_children
 from . import actions as act
 from . import agent_tools
 from . import hover as hov
@@ -1007,7 +1007,7 @@ def main(argv: list[str] | None = None) -> int:
         level=logging.DEBUG if args.verbose else logging.WARNING,
         format="%(asctime)s %(name)s %(levelname)s %(message)s",
     )
-    start_children_safely()  # the jedi worker must not import the workspace's socket.py (the cwd is often the workspace)
+    safe_path_for_children()  # no child imports the workspace's socket.py (the cwd is often the workspace)
     if args.tcp:
         server.start_tcp(args.host, args.port)
     else:
