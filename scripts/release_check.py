@@ -259,10 +259,17 @@ def check_vsix(path: Path, version: str, repo: Path) -> list[str]:
                             f"client-vscode/package.json says {package.get(key)!r}")
     if packed.get("version") != version:
         problems.append(f"{path.name}: extension/package.json version {packed.get('version')!r}, expected {version!r}")
-    for needed in ("extension/dist/extension.js", "extension/LICENSE.txt", "extension/readme.md",
-                   "extension/bundled/tool/launch.py"):
+    for needed in ("extension/dist/extension.js", "extension/dist/THIRD_PARTY_NOTICES.txt", "extension/LICENSE.txt",
+                   "extension/readme.md", "extension/bundled/tool/launch.py"):
         if needed not in names:
             problems.append(f"{path.name}: no {needed}")
+    if "extension/dist/THIRD_PARTY_NOTICES.txt" in names:
+        # The minified bundle keeps no licence comment: the notices must name each package it is built from.
+        with zipfile.ZipFile(path) as zf:
+            notices = zf.read("extension/dist/THIRD_PARTY_NOTICES.txt").decode("utf-8", "replace")
+        for dependency in package.get("dependencies", {}):
+            if not re.search(rf"(?m)^{re.escape(dependency)} \S+ \(", notices):
+                problems.append(f"{path.name}: extension/dist/THIRD_PARTY_NOTICES.txt has no licence of {dependency}")
     if bundled is None:
         problems.append(f"{path.name}: no bundled server (extension/bundled/manifest.json)")
     else:

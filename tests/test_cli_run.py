@@ -237,8 +237,9 @@ def test_jobs_default_to_the_cpu_count(gg, tmp_path, monkeypatch):
     seen = {}
 
     class FakePool:
-        def __init__(self, max_workers):
+        def __init__(self, max_workers, initializer, initargs):
             seen["workers"] = max_workers
+            initializer(*initargs)  # as each worker does: back to the working directory of the command
 
         def __enter__(self):
             return self

@@ -231,7 +231,7 @@ def test_a_killed_server_leaves_no_process_behind():
 
 WATCHED_CHILD = """
 import multiprocessing, sys, time
-from gradguard.lsp.jedi_support import watch_parent
+from gradguard.processes import watch_parent
 
 def child():
     watch_parent()

@@ -111,7 +111,8 @@ def test_the_spec_runs_the_proxy_in_front_of_the_users_python_server(monkeypatch
     switched_off = {"version": 2, "argv": [], "languages": ["python"]}  # jupyter-lsp's way to disable one
     spec = spec_v1(Manager({"pyright-custom": theirs, "markdown": markdown, "a-disabled": switched_off}))
     assert list(spec) == ["gradguard"]
-    assert spec["gradguard"]["argv"] == [sys.executable, "-m", "gradguard.jupyter", "--virtual-dir", ".virtual_documents",
+    # -P: jupyter-lsp runs it in the Jupyter root, which must not come first on sys.path (processes.python_module)
+    assert spec["gradguard"]["argv"] == [sys.executable, "-P", "-m", "gradguard.jupyter", "--virtual-dir", ".virtual_documents",
                                          "--with", "pyright-custom", "--",
                                          "/opt/bin/pyright-langserver", "--stdio"]
     assert spec["gradguard"]["languages"] == ["python"]
@@ -122,7 +123,7 @@ def test_the_spec_runs_the_proxy_in_front_of_the_users_python_server(monkeypatch
 
     monkeypatch.setenv("GRADGUARD_JUPYTER_SERVER", "none")  # the user's choice: gradguard alone
     alone = spec_v1(Manager({"pyright-custom": theirs}))["gradguard"]
-    assert alone["argv"] == [sys.executable, "-m", "gradguard", "server"]
+    assert alone["argv"] == [sys.executable, "-P", "-m", "gradguard", "server"]
     assert alone["requires_documents_on_disk"] is False
     assert json.loads(json.dumps(alone)) == alone  # jupyter-lsp serves the spec as JSON
 

@@ -188,8 +188,14 @@ def test_notes_are_the_changelog_section_of_the_tag(tree, capsys):
 
 
 # A VSIX as `vsce package --target` lays it out (the manifest text is vsce 3.9's template, trimmed).
+# What esbuild.mjs writes: a head, then "name version (licence)" and the licence text per bundled package.
+NOTICES = "gradguard for VS Code bundles ...\n\n" + "\n".join(
+    f"{name} {version} (MIT)\n\nMIT License\n" for name, version in
+    json.loads((REPO / "client-vscode/package.json").read_text())["dependencies"].items())
+
+
 def make_vsix(path: Path, *, version: str = VERSION, target: str = "linux-x64", publisher: str | None = None,
-              engine: str | None = None, bundled_target: str | None = None) -> Path:
+              engine: str | None = None, bundled_target: str | None = None, notices: str | None = NOTICES) -> Path:
     package = json.loads((REPO / "client-vscode/package.json").read_text())
     publisher = publisher or package["publisher"]
     engine = engine or package["engines"]["vscode"]
@@ -214,7 +220,18 @@ def make_vsix(path: Path, *, version: str = VERSION, target: str = "linux-x64", 
         for name in ("extension/dist/extension.js", "extension/LICENSE.txt", "extension/readme.md",
                      "extension/bundled/tool/launch.py", f"extension/bundled/{bundled['wheel']}"):
             zf.writestr(name, "")
+        if notices is not None:
+            zf.writestr("extension/dist/THIRD_PARTY_NOTICES.txt", notices)
     return path
+
+
+def test_a_vsix_without_the_notices_of_its_bundled_packages_is_refused(tmp_path):
+    vsix = make_vsix(tmp_path / f"gradguard-{VERSION}-linux-x64.vsix", notices=None)
+    assert release_check.check_vsix(vsix, VERSION, REPO) == [f"{vsix.name}: no extension/dist/THIRD_PARTY_NOTICES.txt"]
+    partial = NOTICES.replace("vscode-languageclient", "vscode-languageclient-fork")
+    vsix = make_vsix(tmp_path / f"gradguard-{VERSION}-linux-x64.vsix", notices=partial)
+    assert release_check.check_vsix(vsix, VERSION, REPO) == [
+        f"{vsix.name}: extension/dist/THIRD_PARTY_NOTICES.txt has no licence of vscode-languageclient"]
 
 
 def test_a_vsix_as_vsce_packages_it_passes(tmp_path):

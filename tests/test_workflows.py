@@ -75,7 +75,7 @@ def test_the_build_job_runs_release_check_against_the_tag_and_the_test_job_runs_
     build, test = release["jobs"]["build"], release["jobs"]["test"]
     assert 'make release-check RELEASE_TAG="$GITHUB_REF_NAME"' in runs(build)
     assert 'python scripts/release_check.py notes "$GITHUB_REF_NAME" > release-notes.md' in runs(build)
-    assert runs(test) == ".ci/run"
+    assert runs(test) == ".ci/torch\n.ci/run"
     assert "make test" in (REPO / ".ci" / "run").read_text()
 
 
@@ -101,16 +101,30 @@ def test_pypi_uses_trusted_publishing_and_no_token(release):
 
 def test_each_extension_gallery_gets_its_own_secret_and_every_platform_vsix(release):
     marketplace, open_vsx = release["jobs"]["marketplace"], release["jobs"]["open-vsx"]
-    [vsce] = [step for step in marketplace["steps"] if "vsce" in step.get("run", "")]
+    [vsce] = [step for step in marketplace["steps"] if "vsce publish" in step.get("run", "")]
     assert vsce["env"] == {"VSCE_PAT": "${{ secrets.VSCE_PAT }}"}
-    assert "publish --skip-duplicate --packagePath vsix/*.vsix" in vsce["run"]
-    [ovsx] = [step for step in open_vsx["steps"] if "ovsx" in step.get("run", "")]
+    assert vsce["run"] == "client-vscode/node_modules/.bin/vsce publish --skip-duplicate --packagePath vsix/*.vsix"
+    [ovsx] = [step for step in open_vsx["steps"] if "ovsx publish" in step.get("run", "")]
     assert ovsx["env"] == {"OVSX_PAT": "${{ secrets.OVSX_PAT }}"}
-    assert 'ovsx@1.4.0 publish --skip-duplicate --packagePath "$vsix"' in ovsx["run"]
+    assert '.github/ovsx/node_modules/.bin/ovsx publish --skip-duplicate --packagePath "$vsix"' in ovsx["run"]
     assert "for vsix in vsix/*.vsix" in ovsx["run"]
-    # The vsce that publishes is the one that packaged (client-vscode/package-lock.json).
-    lock = json.loads((REPO / "client-vscode" / "package-lock.json").read_text())
-    assert f"@vscode/vsce@{lock['packages']['node_modules/@vscode/vsce']['version']} publish" in vsce["run"]
+
+
+@pytest.mark.parametrize("job_name, folder, tool", [("marketplace", "client-vscode", "@vscode/vsce"),
+                                                    ("open-vsx", ".github/ovsx", "ovsx")])
+def test_publishers_run_tools_installed_from_a_lockfile_before_any_token_is_there(release, job_name, folder, tool):
+    # `npx --yes tool@version` resolved the tool's own dependencies afresh, with the token in the environment.
+    job = release["jobs"][job_name]
+    assert "npx" not in json.dumps(job) and "npm install" not in json.dumps(job)
+    steps = [step.get("run", "") for step in job["steps"]]
+    install = steps.index(f"npm ci --prefix {folder} --ignore-scripts --no-audit --no-fund")
+    publish = next(i for i, run in enumerate(steps) if f"{folder}/node_modules/.bin/" in run)
+    assert install < publish
+    assert [i for i, step in enumerate(job["steps"]) if "env" in step] == [publish]
+    lock = json.loads((REPO / folder / "package-lock.json").read_text())
+    assert lock["lockfileVersion"] == 3 and lock["packages"][f"node_modules/{tool}"]["integrity"].startswith("sha512-")
+    pinned = json.loads((REPO / folder / "package.json").read_text())["devDependencies"][tool]
+    assert lock["packages"][f"node_modules/{tool}"]["version"] == pinned  # an exact version, as the lock has it
 
 
 def test_the_github_release_carries_the_changelog_notes_and_every_artifact(release):
@@ -129,28 +143,33 @@ def test_only_the_jobs_that_need_it_hold_more_than_read_access(release):
 
 
 @pytest.mark.parametrize("name", ["release.yml", "ci.yml"])
-def test_every_action_is_pinned_to_a_release(name):
+def test_every_action_is_pinned_to_a_commit_with_its_release_named(name):
+    # A tag or a branch (`release/v1` held the PyPI publish step) can be moved to other code; a commit cannot.
     for job_name, job in load(name)["jobs"].items():
         for action in uses(job):
-            assert re.fullmatch(r"[\w.-]+/[\w.-]+@(v\d+|release/v\d+)", action), (job_name, action)
+            assert re.fullmatch(r"[\w.-]+/[\w.-]+@[0-9a-f]{40}", action), (job_name, action)
+    lines = [line.strip() for line in (WORKFLOWS / name).read_text().splitlines() if "uses:" in line]
+    assert lines and all(re.fullmatch(r"- uses: \S+@[0-9a-f]{40} # v\d+\.\d+\.\d+", line) for line in lines), lines
 
 
 def test_ci_runs_the_suite_on_pushes_and_pull_requests():
     ci = load("ci.yml")
     assert ci["on"] == {"push": {"branches": ["main"]}, "pull_request": None}
-    assert runs(ci["jobs"]["test"]) == ".ci/run"
+    assert runs(ci["jobs"]["test"]) == ".ci/torch\n.ci/run"
     assert runs(ci["jobs"]["release-sources"]) == ("python -m pip install packaging\n"
                                                    "python scripts/release_check.py sources")
 
 
 @pytest.mark.parametrize("name", ["release.yml", "ci.yml"])
-def test_only_the_test_jobs_look_beyond_pypi(name):
-    # The CPU torch index serves the tests' torch; the release's wheels and bundles must come from PyPI alone.
-    workflow = load(name)
-    assert "PIP_EXTRA_INDEX_URL" not in workflow.get("env", {})
-    for job_name, job in workflow["jobs"].items():
-        index = job.get("env", {}).get("PIP_EXTRA_INDEX_URL")
-        assert index == ("https://download.pytorch.org/whl/cpu" if job_name == "test" else None), job_name
+def test_no_pip_call_sees_two_indexes(name):
+    # An extra index beside PyPI lets either serve any name (the higher version wins). The tests' CPU torch comes
+    # from PyTorch's index alone, without its dependencies (.ci/torch); `make setup` then uses PyPI alone.
+    text = (WORKFLOWS / name).read_text()
+    assert "INDEX_URL" not in text and "index-url" not in text
+    torch = (REPO / ".ci" / "torch").read_text()
+    [install] = [line for line in torch.splitlines() if "pip install" in line and not line.startswith("#")]
+    assert install.endswith("pip install --no-deps --index-url https://download.pytorch.org/whl/cpu 'torch==2.13.0+cpu'")
+    assert "extra-index" not in torch
 
 
 @functools.lru_cache(maxsize=1)

@@ -51,16 +51,24 @@ PLATFORMS = {
 NATIVE = re.compile(r"\.(so|pyd|dylib)$")
 
 
-def read_requirements() -> tuple[list[str], list[str]]:
+HASH = re.compile(r"--hash=sha256:([0-9a-f]{64})")
+
+
+def read_requirements() -> tuple[list[tuple[str, tuple[str, ...]]], list[tuple[str, tuple[str, ...]]]]:
+    """(pure, native) pins of bundle/requirements.txt, each with the sha256 of every wheel it may be."""
     pure, native = [], []
-    for line in (CLIENT / "bundle" / "requirements.txt").read_text(encoding="utf-8").splitlines():
+    text = (CLIENT / "bundle" / "requirements.txt").read_text(encoding="utf-8")
+    for line in text.replace("\\\n", " ").splitlines():  # a backslash continues the line, as pip reads it
         line = line.split("#", 1)[0].strip()
         if not line:
             continue
         spec, *flags = line.split()
         if "==" not in spec:
             raise SystemExit(f"bundle/requirements.txt: pin an exact version: {spec}")
-        (native if "native" in flags else pure).append(spec)
+        hashes = tuple(h for flag in flags for h in HASH.findall(flag))
+        if not hashes:
+            raise SystemExit(f"bundle/requirements.txt: {spec} has no --hash=sha256:...; every wheel is checked")
+        (native if "native" in flags else pure).append((spec, hashes))
     return pure, native
 
 
@@ -68,27 +76,35 @@ def read_pythons() -> list[str]:
     return [v.strip() for v in (CLIENT / "bundle" / "pythons.txt").read_text().split() if v.strip()]
 
 
-def download(specs: list[str], dest: Path, python: str | None = None, platform: str | None = None,
-             oldest: str = "3.9") -> list[Path]:
-    """`pip download` of exact pins (wheels only, no dependency resolution: the pins are the whole list).
+def download(pins: list[tuple[str, tuple[str, ...]]], dest: Path, python: str | None = None,
+             platform: str | None = None, oldest: str = "3.9") -> list[Path]:
+    """`pip download --require-hashes` of exact pins (wheels only, no dependency resolution: the pins are the
+    whole list), each wheel one of its pin's sha256. A cached wheel counts only with such a hash too.
     Pure wheels are asked for as the `oldest` Python would (pip refuses a pin whose Requires-Python excludes it)."""
     dest.mkdir(parents=True, exist_ok=True)
     wanted = []
-    for spec in specs:
+    for spec, hashes in pins:
         name, version = spec.split("==")
         stem = re.sub(r"[-_.]+", "_", name).lower()
         found = [w for w in dest.glob("*.whl") if _is_wanted(w, stem, version, python, platform)]
+        for wheel in found:
+            if sha256(wheel) not in hashes:  # a cache that was written to: fetch the wheel again
+                wheel.unlink()
+        found = [w for w in found if w.exists()]
         if found:
             wanted.append(found[0])
             continue
+        pinned = dest / f".{stem}-{version}.requirements.txt"
+        pinned.write_text(spec + "".join(f" --hash=sha256:{h}" for h in hashes) + "\n", encoding="utf-8")
         cmd = [sys.executable, "-m", "pip", "download", "-q", "--disable-pip-version-check", "--no-deps",
-               "--only-binary", ":all:", "-d", str(dest), spec]
+               "--require-hashes", "--only-binary", ":all:", "-d", str(dest), "-r", str(pinned)]
         if python:
             cmd += ["--python-version", python, "--implementation", "cp", "--abi", "cp" + python.replace(".", ""),
                     "--platform", platform]
         else:  # pure Python only: some packages (tomli) also publish mypyc builds for the build machine's Python
             cmd += ["--python-version", oldest, "--implementation", "py", "--abi", "none", "--platform", "any"]
         done = subprocess.run(cmd, capture_output=True, text=True)
+        pinned.unlink()
         if done.returncode != 0:
             raise SystemExit(f"{' '.join(cmd)} failed:\n{done.stdout}{done.stderr}")
         found = [w for w in dest.glob("*.whl") if _is_wanted(w, stem, version, python, platform)]

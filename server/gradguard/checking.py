@@ -434,10 +434,10 @@ def check_paths(paths: list[str], resolver: ConfigResolver, lang: str | None = N
     if progress is not None:
         progress(len(files) - len(tasks), len(files))
     if jobs > 1:
-        from concurrent.futures import ProcessPoolExecutor
+        from .processes import worker_pool
 
         _engine()  # imported once here: forked workers inherit it
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
+        with worker_pool(jobs) as pool:  # workers import no project file and die with this process
             for r in pool.map(_check_worker, [t for _, t in tasks], chunksize=max(1, len(tasks) // (jobs * 8))):
                 finished(r)
     else:
@@ -462,11 +462,16 @@ def _check_worker(args):
     try:
         return check_one(path, None, config, lang, fix_mode, max_bytes, add_noqa)
     except Exception as exc:  # one file's internal error must not end the run
-        import traceback
+        return internal_error(path, exc)
 
-        where = traceback.extract_tb(exc.__traceback__)[-1]
-        return FileResult(path, error=f"internal error ({type(exc).__name__}: {exc} at "
-                                      f"{Path(where.filename).name}:{where.lineno}); please report it")
+
+def internal_error(path: str, exc: Exception) -> FileResult:
+    """What every front end says about a file whose check failed inside gradguard (the CLI, the MCP tool)."""
+    import traceback
+
+    where = traceback.extract_tb(exc.__traceback__)[-1]
+    return FileResult(path, error=f"internal error ({type(exc).__name__}: {exc} at "
+                                  f"{Path(where.filename).name}:{where.lineno}); please report it")
 
 
 # ---------------------------------------------------------------- unused noqa

@@ -20,6 +20,7 @@ from .fixwrite import write_atomically
 from .i18n import default_language, locale_language  # `language = "auto"`: the locale
 from .notebook import Notebook
 from .output import format_github, format_json, format_sarif, format_statistics, format_text, summary_lines
+from .output.common import printable
 from .output.progress import Progress
 from .output.text import _fixes_listing
 
@@ -80,10 +81,10 @@ def cmd_check(args: argparse.Namespace) -> int:
     failed = False
     for r in results:
         if r.error:
-            print(f"{r.path}: {r.error}", file=sys.stderr)
+            print(f"{printable(r.path)}: {printable(r.error)}", file=sys.stderr)
             failed = True
         elif r.skipped and not (args.quiet or args.silent):
-            print(f"{r.path}: {r.skipped}", file=sys.stderr)
+            print(f"{printable(r.path)}: {r.skipped}", file=sys.stderr)
     failed |= _write_fixes(results, args, fix_mode, stdin, data if stdin else None, lang, roots)
     unanalysed = any(r.notes for r in results)  # never a pass
     if args.diff:
@@ -163,7 +164,7 @@ def _write_fixes(results: list[FileResult], args, fix_mode: str, stdin: bool,
         else:
             problem = write_atomically(r.path, r.fixed_text, r.original_text, r.decoded, roots=roots)
         if problem:
-            print(f"{r.path}: {problem}", file=sys.stderr)
+            print(f"{printable(r.path)}: {problem}", file=sys.stderr)
             failed = True
             r.applied = r.noqa_added = 0
             r.applied_codes.clear()
@@ -172,11 +173,11 @@ def _write_fixes(results: list[FileResult], args, fix_mode: str, stdin: bool,
         elif args.silent:
             continue
         elif args.add_noqa and fix_mode == "none":
-            print(f"{r.path}：添加了 {r.noqa_added} 条 noqa 注释" if lang == "zh"
-                  else f"{r.path}: added {r.noqa_added} noqa comment(s)", file=sys.stderr)
+            print(f"{printable(r.path)}：添加了 {r.noqa_added} 条 noqa 注释" if lang == "zh"
+                  else f"{printable(r.path)}: added {r.noqa_added} noqa comment(s)", file=sys.stderr)
         elif not args.quiet:
-            print(f"{r.path}：修复了 {r.applied} 个问题" if lang == "zh"
-                  else f"{r.path}: fixed {r.applied} finding(s)", file=sys.stderr)
+            print(f"{printable(r.path)}：修复了 {r.applied} 个问题" if lang == "zh"
+                  else f"{printable(r.path)}: fixed {r.applied} finding(s)", file=sys.stderr)
     return failed
 
 

@@ -3,41 +3,34 @@ default-excluded and `exclude`d ones. Inside folders only regular files are take
 entered); a symlinked file is read, but --fix writes only files inside the checked folders (fileio.Roots)."""
 from __future__ import annotations
 
-import fnmatch
 import os
 import stat
 from pathlib import Path
 
-from .config import DEFAULT_EXCLUDES, Config, ConfigResolver
+from .config import DEFAULT_EXCLUDES, Config, ConfigResolver, IgnorePatterns
 from .fileio import SourceError, clean_stale_tmp_at, is_regular, read_regular
 
 PYTHON_SUFFIXES = (".py", ".pyi")
 NOTEBOOK_SUFFIX = ".ipynb"
 
 
-def _gitignore_patterns(folder: Path) -> list[str]:
+def _gitignore_patterns(folder: Path) -> IgnorePatterns:
     path = folder / ".gitignore"
     if not is_regular(str(path)):  # a symlink to /dev/zero or a FIFO is never read
-        return []
+        return IgnorePatterns(())
     try:
         lines = read_regular(str(path), 1024 * 1024).decode("utf-8", errors="replace").splitlines()
     except SourceError:
-        return []
-    return [line.strip() for line in lines if line.strip() and not line.startswith("#") and not line.startswith("!")]
+        return IgnorePatterns(())
+    return IgnorePatterns(line.strip() for line in lines
+                          if line.strip() and not line.startswith("#") and not line.startswith("!"))
 
 
-def _ignored(rel: str, name: str, patterns: list[str]) -> bool:
-    for pattern in patterns:
-        p = pattern.rstrip("/")
-        if p.startswith("/"):
-            if fnmatch.fnmatch(rel, p[1:]):
-                return True
-        elif fnmatch.fnmatch(name, p) or fnmatch.fnmatch(rel, p) or fnmatch.fnmatch(rel, "*/" + p):
-            return True
-    return False
+def _ignored(rel: str, name: str, patterns: tuple[IgnorePatterns, ...]) -> bool:
+    return any(p.matches(rel, name) for p in patterns)
 
 
-def _config_excluded(path: Path, config: Config) -> bool:
+def config_excludes(path: Path, config: Config) -> bool:
     """Whether `exclude` of the file's own config matches it (patterns are relative to that config's folder)."""
     if not config.exclude:
         return False
@@ -48,7 +41,8 @@ def _config_excluded(path: Path, config: Config) -> bool:
         except ValueError:
             pass
     parts = rel.split("/")
-    return any(_ignored("/".join(parts[: i + 1]), parts[i], list(config.exclude)) for i in range(len(parts)))
+    exclude = config.exclude_patterns()
+    return any(exclude.matches("/".join(parts[: i + 1]), parts[i]) for i in range(len(parts)))
 
 
 def is_checked_name(name: str, notebooks: bool = True) -> bool:
@@ -72,17 +66,19 @@ def discover(paths: list[str], resolver: ConfigResolver, default_excludes: bool 
                 # the repository root), never in the folders above it.
                 rel = os.path.relpath(os.path.abspath(root))
                 parts = Path(rel if not rel.startswith("..") else raw).parts[:-1]
-                if _config_excluded(root, resolver.for_path(root)) or any(p in names for p in parts):
+                if config_excludes(root, resolver.for_path(root)) or any(p in names for p in parts):
                     continue
             found.append(root)
             continue
-        if force_exclude and _config_excluded(root, resolver.for_path(root)) and raw not in (".", "./"):
+        if force_exclude and config_excludes(root, resolver.for_path(root)) and raw not in (".", "./"):
             continue
-        patterns = _gitignore_patterns(root) if default_excludes else []
+        patterns = _gitignore_patterns(root) if default_excludes else IgnorePatterns(())
         for folder, dirs, files in os.walk(root):
             folder_path = Path(folder)
             rel_folder = os.path.relpath(folder, root)
-            local = patterns + (_gitignore_patterns(folder_path) if default_excludes and folder_path != root else [])
+            local = (patterns,)
+            if default_excludes and folder_path != root:
+                local += (_gitignore_patterns(folder_path),)
             config = resolver.for_path(folder_path)
 
             def keep(d: str) -> bool:
@@ -90,7 +86,7 @@ def discover(paths: list[str], resolver: ConfigResolver, default_excludes: bool 
                     return False
                 if _ignored(os.path.normpath(os.path.join(rel_folder, d)), d, local):
                     return False
-                return not _config_excluded(folder_path / d, resolver.for_path(folder_path / d))
+                return not config_excludes(folder_path / d, resolver.for_path(folder_path / d))
 
             dirs[:] = sorted(d for d in dirs if keep(d))
             clean_stale_tmp_at(folder_path, files)  # a killed --fix's temporary files (fileio.clean_stale_tmp)
@@ -98,7 +94,7 @@ def discover(paths: list[str], resolver: ConfigResolver, default_excludes: bool 
                 if not is_checked_name(f):
                     continue
                 path = folder_path / f
-                if _ignored(os.path.normpath(os.path.join(rel_folder, f)), f, local) or _config_excluded(path, config):
+                if _ignored(os.path.normpath(os.path.join(rel_folder, f)), f, local) or config_excludes(path, config):
                     continue
                 try:
                     if not stat.S_ISREG(os.stat(path).st_mode):  # a FIFO, or a symlink to a device or /proc

@@ -22,6 +22,7 @@ from pathlib import Path
 
 DEFAULT_MAX_BYTES = 10 * 1024 * 1024
 TMP_SUFFIX = ".gradguard-tmp"
+NAME_MAX = 255  # bytes of one file name: ext4, XFS, btrfs, APFS (in UTF-8), NTFS (in UTF-16 units)
 _TMP_NAME = re.compile(r"^\.(?P<name>.+)\.[A-Za-z0-9_]{8,}" + re.escape(TMP_SUFFIX) + r"$")
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _NONBLOCK = getattr(os, "O_NONBLOCK", 0)
@@ -190,9 +191,20 @@ def replace_in_folder(folder_fd: int, name: str, data: bytes, mode: int = 0o644,
         raise
 
 
+def _tmp_stem(name: str) -> str:
+    """As much of `name` as its temporary sibling's name can hold: file systems take 255 bytes, and the sibling
+    adds 24 (a 240-byte `训练…py` could not be fixed). Cut at a character, never inside one."""
+    room = NAME_MAX - len(f"..{'0' * 8}{TMP_SUFFIX}")
+    stem = name
+    while len(os.fsencode(stem)) > room:
+        stem = stem[:-1]
+    return stem
+
+
 def _create_tmp(folder_fd: int, name: str) -> tuple[str, int]:
+    stem = _tmp_stem(name)
     for _ in range(100):
-        tmp = f".{name}.{secrets.token_hex(4)}{TMP_SUFFIX}"
+        tmp = f".{stem}.{secrets.token_hex(4)}{TMP_SUFFIX}"
         try:
             fd = os.open(tmp, os.O_RDWR | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o600, dir_fd=folder_fd)
         except FileExistsError:
@@ -226,6 +238,41 @@ def write_file(path: str, data: bytes, roots: Roots | None, mode: int) -> None:
         os.close(folder_fd)
 
 
+def write_output(path: str, data: bytes, mode: int = 0o644) -> None:
+    """Atomically write a file gradguard makes itself (`.gradguard/trace.json`), creating its folders, through no
+    symlink a repository can commit: each folder of a relative path is opened from the working directory without
+    following links (an absolute path's folders are the user's own choice), and an existing file at `path` must be
+    a regular file, not a link to `~/.bashrc`. Raises OSError."""
+    folder, name = os.path.split(path)
+    if not name:
+        raise IsADirectoryError(errno.EISDIR, "not a file name", path)
+    if os.path.isabs(folder):
+        os.makedirs(folder, exist_ok=True)
+        folder_fd = os.open(folder, os.O_RDONLY | _DIRECTORY)
+    else:
+        folder_fd = os.open(".", os.O_RDONLY | _DIRECTORY)
+        for part in Path(folder).parts if folder else ():
+            try:
+                inner = open_subfolder(folder_fd, part, create=True)
+            except OSError as exc:
+                raise PermissionError(errno.EACCES, f"{part} is not a folder (a symlink?): {exc.strerror}") from exc
+            finally:
+                os.close(folder_fd)
+            folder_fd = inner
+    try:
+        try:
+            st = os.stat(name, dir_fd=folder_fd, follow_symlinks=False)
+        except FileNotFoundError:
+            pass
+        else:
+            if not stat.S_ISREG(st.st_mode):
+                raise PermissionError(errno.EACCES, "not a regular file (a symlink?)")
+        clean_stale_tmp(folder_fd, name)
+        replace_in_folder(folder_fd, name, data, mode)
+    finally:
+        os.close(folder_fd)
+
+
 def _fd_path(fd: int, fallback: str) -> str:
     try:
         return os.readlink(f"/proc/self/fd/{fd}")
@@ -249,7 +296,7 @@ def clean_stale_tmp(folder_fd: int, name: str | None = None) -> int:
     for entry in entries:
         if not is_tmp_name(entry):
             continue
-        if name is not None and _TMP_NAME.match(entry).group("name") != name:
+        if name is not None and _TMP_NAME.match(entry).group("name") != _tmp_stem(name):
             continue
         try:
             fd = os.open(entry, os.O_RDONLY | _NOFOLLOW | _NONBLOCK, dir_fd=folder_fd)

@@ -17,7 +17,7 @@ import threading
 from typing import Annotated, Any, Literal, Optional
 
 from . import agent
-from .checking import _engine, check_one, check_paths
+from .checking import _engine, check_one, check_paths, internal_error
 from .config import ConfigError, ConfigResolver
 from .fileio import DEFAULT_MAX_BYTES
 
@@ -102,10 +102,13 @@ class Tools:
         config, lang = self._config(where, lang)
         with self.lock:
             _engine().read_roots = tuple(self.roots)  # imported classes are read from the project only
-            if source is not None:
-                result = check_one(where, source, config, lang, "none", self.max_bytes)
-            else:
-                [result] = check_paths([where], self._resolver(lang), lang, "none", self.max_bytes)
+            try:
+                if source is not None:
+                    result = check_one(where, source, config, lang, "none", self.max_bytes)
+                else:
+                    [result] = check_paths([where], self._resolver(lang), lang, "none", self.max_bytes)
+            except Exception as exc:  # the CLI's words (exit 2 there), not the SDK's bare "Error executing tool"
+                result = internal_error(where, exc)
         if result.error or result.skipped:
             raise ToolInputError(f"{shown}: {result.error or result.skipped}")
         return agent.check_record(shown, result.findings, result.notes, result, self.roots)

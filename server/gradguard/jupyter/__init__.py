@@ -10,8 +10,9 @@ is added, not swapped in. `GRADGUARD_JUPYTER_SERVER=<key>` picks that server, `=
 from __future__ import annotations
 
 import os
-import sys
 from typing import Optional
+
+from ..processes import python_module
 
 KEY = "gradguard"
 ENV_SERVER = "GRADGUARD_JUPYTER_SERVER"
@@ -19,7 +20,7 @@ SPEC_GROUP = "jupyter_lsp_spec_v1"
 
 
 def _is_ours(key: str, spec: dict) -> bool:
-    return key == KEY or "gradguard.jupyter" in spec.get("argv", [])
+    return key == KEY or any("gradguard.jupyter" in str(part) for part in spec.get("argv", []))
 
 
 def _python_specs(manager) -> dict[str, dict]:
@@ -63,7 +64,8 @@ def user_python_server(manager, choice: Optional[str] = None) -> Optional[tuple[
 
 def spec_v1(manager) -> dict:
     """The `jupyter_lsp_spec_v1` entry point: gradguard's server, fronting the user's Python server."""
-    argv = [sys.executable, "-m", "gradguard", "server"]
+    # jupyter-lsp starts the server in the Jupyter root: no `python -m` there (the root would come first on sys.path)
+    argv = python_module("gradguard", "server")
     spec = {
         "version": 2,
         "display_name": "gradguard",
@@ -78,7 +80,7 @@ def spec_v1(manager) -> dict:
     if primary is not None:
         key, theirs = primary
         virtual_dir = getattr(manager, "virtual_documents_dir", None) or ".virtual_documents"
-        argv = [sys.executable, "-m", "gradguard.jupyter", "--virtual-dir", virtual_dir, "--with", key, "--", *theirs["argv"]]
+        argv = python_module("gradguard.jupyter", "--virtual-dir", virtual_dir, "--with", key, "--", *theirs["argv"])
         spec["display_name"] = f"gradguard + {theirs.get('display_name', key)}"
         spec["env"] = {**spec["env"], **theirs.get("env", {})}
         spec["requires_documents_on_disk"] = theirs.get("requires_documents_on_disk", True)

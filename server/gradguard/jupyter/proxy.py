@@ -22,6 +22,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
+from ..processes import python_module
+
 GRADGUARD = "gradguard"
 MERGED_REQUESTS = ("initialize", "shutdown", "textDocument/hover", "textDocument/codeAction")
 # What the user's server lacks and gradguard offers is added to the capabilities the editor sees.
@@ -319,7 +321,7 @@ async def run(primary_name: str = "", primary_argv: Optional[list] = None, virtu
         out.write(frame(message))
         out.flush()
 
-    commands = [(GRADGUARD, [sys.executable, "-m", "gradguard", "server"])]
+    commands = [(GRADGUARD, python_module("gradguard", "server"))]  # in the Jupyter root: no `-m` (processes.py)
     if primary_argv:
         commands.append((primary_name if primary_name not in ("", GRADGUARD) else "primary", primary_argv))
     backends = []

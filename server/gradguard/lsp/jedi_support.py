@@ -12,11 +12,11 @@ import concurrent.futures
 import multiprocessing
 import os
 import re
-import sys
-import threading
 import time
 from collections import OrderedDict
 from typing import Any
+
+from ..processes import children_started_safely, die_with_parent
 
 _INPLACE_ARG = re.compile(r"inplace\s*=\s*True")
 
@@ -36,48 +36,9 @@ def private_cache_directory(shared: str) -> str:
     return os.path.join(os.path.dirname(os.path.abspath(shared)), "gradguard-jedi")
 
 
-PR_SET_PDEATHSIG = 1  # from <linux/prctl.h>
-
-
-def _die_with(server_pid: int) -> None:
-    """End this worker when the server process ends, however it ends (SIGKILL, a segfault, the OOM killer).
-
-    Nothing else would end it: the worker holds both ends of its own task queue, so the queue never reaches EOF,
-    and an orphaned worker (300 MB) waited for ever. On Linux the kernel sends SIGKILL when the parent dies; the
-    watchdog thread covers other systems and a server that died before prctl took effect. The multiprocessing
-    resource tracker needs nothing of its own: it ends (unlinking the pool's semaphores) once its last writer,
-    this worker, is gone, and a signal would kill it before that cleanup.
-    """
-    if sys.platform.startswith("linux"):
-        try:
-            import ctypes
-            import signal
-
-            ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
-        except (OSError, AttributeError):
-            pass
-    if os.name == "posix" and os.getppid() != server_pid:  # re-parented: the server is already gone
-        os._exit(0)
-    watch_parent()
-
-
-def watch_parent() -> None:
-    """In a multiprocessing child: a daemon thread ends the process as soon as its parent process is gone."""
-    parent = multiprocessing.parent_process()
-    if parent is not None:
-        # The parent's sentinel (a pipe on POSIX, a process handle on Windows) is ready once the parent is gone.
-        threading.Thread(target=_exit_after, args=(parent,), name="gg-parent-watchdog", daemon=True).start()
-
-
-def _exit_after(parent) -> None:
-    parent.join()
-    os._exit(0)
-
-
-def _init_worker(root: str | None, server_pid: int | None = None) -> None:
+def _init_worker(root: str | None) -> None:
     global _project, _root
-    if server_pid is not None:
-        _die_with(server_pid)
+    die_with_parent()
     try:
         os.nice(10)  # warm-up must not starve the server on a small machine
     except OSError:
@@ -187,13 +148,16 @@ class JediService:
             self._loop = asyncio.get_running_loop()
         except RuntimeError:
             self._loop = None
-        self._pool = concurrent.futures.ProcessPoolExecutor(
-            max_workers=1,
-            mp_context=multiprocessing.get_context("spawn"),
-            initializer=_init_worker,
-            initargs=(root, os.getpid()),
-        )
-        warm = self._pool.submit(_warm, tuple(warmup))
+        # The worker (and multiprocessing's resource tracker) start now, at the first submit, and never again in
+        # this pool: started from the neutral directory, they import nothing from the workspace (processes.py).
+        with children_started_safely():
+            self._pool = concurrent.futures.ProcessPoolExecutor(
+                max_workers=1,
+                mp_context=multiprocessing.get_context("spawn"),
+                initializer=_init_worker,
+                initargs=(root,),
+            )
+            warm = self._pool.submit(_warm, tuple(warmup))
 
         def done(fut: concurrent.futures.Future) -> None:
             if self._closed or fut.cancelled():
@@ -274,20 +238,32 @@ class JediService:
         gc.collect()
 
 
+_LINE_BREAKS = re.compile(r"[\r\n\x0b\x0c\x85\u2028\u2029]")
+
+
+def _quoted(text: str) -> str:
+    """Workspace text (a file name, a name, a line of code) as one code span on one line: a backtick in a comment
+    ended the span and the rest rendered (a remote image fetched on hover, a `command:` link); a lone CR ended
+    the line, and a blank line the paragraph."""
+    from .hover import code_span  # here, not at the top: the jedi worker imports this module and needs no libcst
+
+    return code_span(_LINE_BREAKS.sub(" ", text))
+
+
 def jedi_markdown(info: dict[str, Any], lang: str) -> str:
     where = ""
     if info.get("module_path") and info.get("line"):
-        base = os.path.basename(info["module_path"])
-        where = f"`{base}` 第 {info['line']} 行" if lang == "zh" else f"`{base}` line {info['line']}"
-    kind = info.get("type") or "name"
-    full = info.get("full_name") or info.get("name")
+        base = _quoted(os.path.basename(info["module_path"]))
+        where = f"{base} 第 {info['line']} 行" if lang == "zh" else f"{base} line {info['line']}"
+    kind = info.get("type") if re.fullmatch(r"[a-z]+", str(info.get("type"))) else "name"  # jedi's word: class, ...
+    full = _quoted(str(info.get("full_name") or info.get("name")))
     if lang == "zh":
-        text = f"*jedi*：{kind} `{full}`" + (f"，定义于 {where}" if where else "")
+        text = f"*jedi*：{kind} {full}" + (f"，定义于 {where}" if where else "")
     else:
-        text = f"*jedi*: {kind} `{full}`" + (f", defined in {where}" if where else "")
+        text = f"*jedi*: {kind} {full}" + (f", defined in {where}" if where else "")
     for line_no, code in info.get("inplace", []):
         if lang == "zh":
-            text += f"\n\n- 第 {line_no} 行使用了原地操作（in-place 操作）：`{code}`"
+            text += f"\n\n- 第 {line_no} 行使用了原地操作（in-place 操作）：{_quoted(code)}"
         else:
-            text += f"\n\n- line {line_no} uses an in-place operation: `{code}`"
+            text += f"\n\n- line {line_no} uses an in-place operation: {_quoted(code)}"
     return text

@@ -17,6 +17,7 @@ import threading
 import time
 import traceback
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
@@ -24,10 +25,12 @@ from pygls.uris import to_fs_path
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
 
+from ..discovery import config_excludes
 from ..facts.model import AnalysisCancelled
 from ..findings import Report
 from ..jupyter.virtual_documents import cell_map as jupyter_cell_map
 from ..notebook import CellMap
+from ..processes import safe_path_for_children
 from . import actions as act
 from . import agent_tools
 from . import hover as hov
@@ -106,7 +109,7 @@ class GradguardProtocol(LanguageServerProtocol):
     """pygls, plus the lifecycle as the spec says it: after `shutdown` every request but `exit` gets an
     InvalidRequest error (pygls drops them unanswered, so clients wait for ever); notifications about documents
     that are not open are logged and ignored (pygls raised KeyError, which the editor showed as an error popup);
-    cancelling a request that was answered already is quiet."""
+    cancelling a request that was answered already is quiet; a finished handler's future is let go."""
 
     markup_messages = False  # the client takes Markdown diagnostic messages (LSP 3.18, read from the raw JSON)
 
@@ -155,6 +158,18 @@ class GradguardProtocol(LanguageServerProtocol):
         if unknown:
             cells.text_content = kept
             self._ignored(types.NOTEBOOK_DOCUMENT_DID_CHANGE, [c.document.uri for c in unknown])
+
+    def _execute_handler(self, msg_id, handler, callback, args=None, kwargs=None):
+        """Forget a handler's future once it is done. pygls 2.1.1 files the future of every coroutine, thread or
+        generator handler in `_request_futures`, but pops only a request's: a notification (its didChange is a
+        generator) left one future behind per message, for the life of the process."""
+
+        def forget_then(future):
+            if self._request_futures.get(msg_id) is future:
+                del self._request_futures[msg_id]
+            callback(future)
+
+        super()._execute_handler(msg_id, handler, forget_then, args, kwargs)
 
     def _handle_cancel_notification(self, msg_id):
         """Cancel a request still running (its client gets a RequestCancelled error). A request that has been
@@ -267,25 +282,14 @@ class GradguardServer(LanguageServer):
 
     @staticmethod
     def excluded(path: str, config) -> bool:
-        """Library files opened by go-to-definition, and paths the config excludes."""
-        import fnmatch
+        """Library files opened by go-to-definition, and paths the config excludes (as `gradguard check` reads
+        `exclude`: compiled once per config, so 60,000 entries cost an edit nothing)."""
         from pathlib import PurePath
 
         parts = PurePath(path).parts
         if "site-packages" in parts or "dist-packages" in parts:
             return True
-        if not config.exclude:
-            return False
-        rel = path
-        if config.root:
-            try:
-                rel = str(PurePath(path).relative_to(config.root))
-            except ValueError:
-                pass
-        return any(
-            fnmatch.fnmatch(rel, pattern) or any(fnmatch.fnmatch(part, pattern) for part in PurePath(rel).parts)
-            for pattern in config.exclude
-        )
+        return config_excludes(Path(path), config)
 
     def workspace_roots(self) -> list[str]:
         """The workspace folders as normalised file system paths (the root path if there are none)."""
@@ -1010,6 +1014,7 @@ def main(argv: list[str] | None = None) -> int:
         level=logging.DEBUG if args.verbose else logging.WARNING,
         format="%(asctime)s %(name)s %(levelname)s %(message)s",
     )
+    safe_path_for_children()  # no child imports the workspace's socket.py (the cwd is often the workspace)
     if args.tcp:
         server.start_tcp(args.host, args.port)
     else:

@@ -1,6 +1,7 @@
 """What every output format shares: places as users count them (notebook cells), messages of unused suppressions."""
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from urllib.parse import quote
 from typing import TYPE_CHECKING
@@ -44,6 +45,18 @@ def _line_said(cell: int | None, line: int, lang: str) -> str:
     if cell is None:
         return f"第 {line + 1} 行" if lang == "zh" else f"line {line + 1}"
     return f"第 {cell} 个单元格第 {line + 1} 行" if lang == "zh" else f"line {line + 1} of cell {cell}"
+
+
+_CONTROLS = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f]")
+_CONTROLS_BUT_LINE_ENDS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+
+
+def printable(text: str, line_ends: bool = False) -> str:
+    """`text` from a repository (a file name, a line of code, a message quoting it) safe for a terminal or a CI log:
+    C0 and C1 controls other than tab (and CR/LF with `line_ends`) shown as `\\x1b`, so no ESC sequence sets the
+    title, clears the screen or writes the clipboard (OSC 52)."""
+    pattern = _CONTROLS_BUT_LINE_ENDS if line_ends else _CONTROLS
+    return pattern.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
 
 
 def _color(enabled: bool):

@@ -4,15 +4,16 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..source import Span
-from .common import _file_lines, _place, _unused_message
+from .common import _file_lines, _place, _unused_message, printable
 
 if TYPE_CHECKING:
     from ..checking import FileResult, UnusedNoqa  # noqa: F401
 
 
 def _gh_data(text: str) -> str:
-    """A workflow command's message: `%`, CR and LF escaped (GitHub's escapeData)."""
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    """A workflow command's message: `%`, CR and LF escaped (GitHub's escapeData); other controls shown as `\\x1b`
+    (the log would render a repository's ESC sequences)."""
+    return printable(text, line_ends=True).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 
 def _gh_property(text: str) -> str:

@@ -6,7 +6,7 @@ from collections import Counter
 from typing import TYPE_CHECKING
 
 from ..findings import SAFE
-from .common import _color, _line_said, _place, _shorten, _unused_message
+from .common import _color, _line_said, _place, _shorten, _unused_message, printable
 
 if TYPE_CHECKING:
     from ..checking import FileResult, UnusedNoqa  # noqa: F401
@@ -19,43 +19,48 @@ def format_text(results: list[FileResult], concise: bool, color: bool, lang: str
     for r in results:
         text = r.fixed_text if r.fixed_text is not None else r.original_text
         lines = re.split(r"\r\n|\r|\n", text)
+        path = printable(r.path)  # a repository's names, code and quotes of it: no raw ESC sequence on the terminal
         for note in r.notes:
-            out.append(f"{r.path}:{_place(r, note.span.start_line, note.span.start_col)}: "
+            out.append(f"{path}:{_place(r, note.span.start_line, note.span.start_col)}: "
                        f"{paint('未分析' if lang == 'zh' else 'parse', '33')} "
-                       f"{note.message}")
+                       f"{printable(note.message)}")
         for f in r.findings:
-            head = f"{paint(r.path, '1')}:{_place(r, f.span.start_line, f.span.start_col)}: {paint(f.code, '31;1')} {f.message}"
+            head = (f"{paint(path, '1')}:{_place(r, f.span.start_line, f.span.start_col)}: {paint(f.code, '31;1')} "
+                    f"{printable(f.message)}")
             out.append(head)
             if concise:
                 continue
             width = len(str(r.where(f.span.end_line)[1] + 1))
             for ln in range(f.span.start_line, min(f.span.end_line, f.span.start_line + 3) + 1):
                 line_text = lines[ln] if ln < len(lines) else ""
-                out.append(f"  {str(r.where(ln)[1] + 1).rjust(width)} | {line_text}")
+                out.append(f"  {str(r.where(ln)[1] + 1).rjust(width)} | {printable(line_text)}")
                 if ln == f.span.start_line:
                     end = f.span.end_col if f.span.end_line == ln else len(line_text)
-                    out.append(f"  {' ' * width} | {' ' * f.span.start_col}{paint('^' * max(1, end - f.span.start_col), '31')}")
+                    start = len(printable(line_text[:f.span.start_col]))  # under the escaped text
+                    marks = len(printable(line_text[f.span.start_col:end]))
+                    out.append(f"  {' ' * width} | {' ' * start}{paint('^' * max(1, marks), '31')}")
             note = "注" if lang == "zh" else "note"
             for rel in f.related:
-                place = f"{rel.path}:{rel.span.start_line + 1}" if rel.path else \
+                place = f"{printable(rel.path)}:{rel.span.start_line + 1}" if rel.path else \
                     _line_said(*r.where(rel.span.start_line), lang)
-                out.append(f"  {' ' * width} = {paint(note, '36')}: {place}: {rel.message}")
+                out.append(f"  {' ' * width} = {paint(note, '36')}: {place}: {printable(rel.message)}")
             if f.explanation:
                 label = "why" if lang != "zh" else "原因"
                 out.append(f"  {' ' * width} = {paint(label, '36')}:")
-                out.extend(f"  {' ' * width}     {line}" for line in f.explanation.splitlines())
+                out.extend(f"  {' ' * width}     {printable(line)}" for line in f.explanation.splitlines())
             if f.runtime_error:
                 label = "torch raises" if lang != "zh" else "torch 报错"
-                out.append(f"  {' ' * width} = {label}: RuntimeError: {_shorten(f.runtime_error)}")
+                out.append(f"  {' ' * width} = {label}: RuntimeError: {printable(_shorten(f.runtime_error))}")
             if f.fix:
                 kind = f.fix.applicability if lang != "zh" else {"safe": "安全修复", "unsafe": "不安全修复"}[f.fix.applicability]
                 if lang == "zh":  # 安全修复 / 不安全修复 already say "fix"
-                    out.append(f"  {' ' * width} = {paint(kind, '32')}: {f.fix.message}")
+                    out.append(f"  {' ' * width} = {paint(kind, '32')}: {printable(f.fix.message)}")
                 else:
-                    out.append(f"  {' ' * width} = {paint('fix', '32')} ({kind}): {f.fix.message}")
+                    out.append(f"  {' ' * width} = {paint('fix', '32')} ({kind}): {printable(f.fix.message)}")
             out.append("")
         for u in (unused or {}).get(r.path, []):
-            out.append(f"{r.path}:{_place(r, u.line, u.col)}: {paint('unused-noqa', '33')} " + _unused_message(u, lang))
+            out.append(f"{path}:{_place(r, u.line, u.col)}: {paint('unused-noqa', '33')} "
+                       + printable(_unused_message(u, lang)))
     return "\n".join(out)
 
 
@@ -149,6 +154,6 @@ def _fixes_listing(results: list[FileResult], fix_mode: str, lang: str) -> str:
         return "没有修复。" if zh else "No fixes."
     out = [head]
     for path, counts in rows:
-        out.append(f"- {path}:")
+        out.append(f"- {printable(path)}:")
         out.extend(f"    {n} × {code}" for code, n in sorted(counts.items()))
     return "\n".join(out)

@@ -8,7 +8,7 @@ import runpy
 import sys
 import traceback
 
-from ..fileio import ignore_folder
+from ..fileio import ignore_folder, write_output
 
 USAGE = "gradguard trace [--format text|json] [--lang en|zh] [--strict] [--no-write-warnings] [--eager] " \
         "[--output PATH] (script.py | -m module) [args...]"
@@ -109,12 +109,9 @@ def finish(tracer, fmt: str, output: str, lang: str, argv: list[str] | None = No
     doc = report.document(tracer.findings, argv, status)
     if output != "-":
         try:
-            os.makedirs(os.path.dirname(output) or ".", exist_ok=True)
+            write_output(output, (json.dumps(doc, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
             if os.path.basename(os.path.dirname(os.path.abspath(output))) == ".gradguard":  # ignores itself
                 ignore_folder(os.path.dirname(output), "the last `gradguard trace` run.")
-            with open(output, "w", encoding="utf-8") as fh:
-                json.dump(doc, fh, indent=2, ensure_ascii=False)
-                fh.write("\n")
         except OSError as exc:
             print(f"gradguard trace: cannot write {output}: {exc}", file=sys.stderr)
     if fmt == "json":
