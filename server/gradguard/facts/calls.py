@@ -1158,7 +1158,7 @@ class Calls:
                 # torch: "Can't detach views in-place" (any view: of a graph tensor or not; a `.data` or a
                 # `detach()` result is not a view and detaches in place)
                 scope._problem(Problem("detach-view", node, scope.stmt, tensor=t))
-                return t
+                # what follows is analysed as the program means it (detached), not as a second finding of this line
             t.history = EMPTY
             t.requires_grad = False
             t.is_leaf = True
