@@ -35,6 +35,10 @@ from .sets import SharedSet
 _MAX_INT = 10 ** 9
 
 
+_TENSOR_COMPARISONS = (cst.Equal, cst.NotEqual, cst.LessThan, cst.GreaterThan, cst.LessThanEqual,
+                       cst.GreaterThanEqual)
+
+
 class Expressions:
     """What an expression evaluates to in a scope (names, attributes, indexing, operators, comprehensions, literals,
     what a loop walks). Calls go to the `Calls` it is given; tensor, module and optimizer facts to the domain models
@@ -435,7 +439,7 @@ class Expressions:
         return None
 
     def eval_Comparison(self, scope, node: cst.Comparison):
-        left = self.eval(scope, node.left)
+        left = first = self.eval(scope, node.left)
         result: bool | None = True
         for target in node.comparisons:
             right = self.eval(scope, target.comparator)
@@ -445,6 +449,11 @@ class Expressions:
             elif outcome is False and result is not None:
                 result = False
             left = right
+        if result is None and len(node.comparisons) == 1 and type(node.comparisons[0].operator) in _TENSOR_COMPARISONS \
+                and (isinstance(first, Tensor) or isinstance(left, Tensor)):
+            # `ids == token_id`, `x > 0`: a new boolean tensor outside any graph (a mask for `w[mask] = v`)
+            return scope.tensors.new_tensor(scope, requires_grad=False, is_leaf=True, origin=node,
+                                            created_by="a comparison")
         if any(isinstance(v, Tensor) for v in (left,)) and result is None:
             return None
         return Literal(result) if result is not None else None

@@ -84,6 +84,8 @@ LAYER_PARAMS = {
 def layer_param_attrs(q: str, positional, keywords) -> tuple | None:
     """The parameters torch registers on layer `q` built with these arguments, in order, with their dimension
     counts; None when an argument that decides them is not a literal (or `**kwargs` may hold it)."""
+    if q in ("torch.nn.RNN", "torch.nn.GRU", "torch.nn.LSTM") and "**" not in keywords:
+        return _rnn_param_attrs(q, positional, keywords)
     spec = LAYER_PARAMS.get(q)
     if spec is None or "**" in keywords:
         return None
@@ -107,6 +109,32 @@ def layer_param_attrs(q: str, positional, keywords) -> tuple | None:
     if flag == "bias":
         return (("weight", weight_ndim),) + ((("bias", 1),) if present else ())
     return (("weight", weight_ndim), ("bias", 1)) if present else ()  # affine norms: both or neither
+
+
+def _rnn_param_attrs(q: str, positional, keywords) -> tuple | None:
+    """torch's `weight_ih_l{k}`, `weight_hh_l{k}`, `bias_ih_l{k}`, `bias_hh_l{k}` (then `_reverse` ones when
+    bidirectional) per layer, from literal `num_layers`, `bias` and `bidirectional`; None for a projection size or
+    any of them not a literal."""
+    def argument(name, index, default):
+        value = keywords[name][0] if name in keywords else (positional[index] if len(positional) > index else None)
+        if value is None and name not in keywords and len(positional) <= index:
+            return default
+        return value.value if isinstance(value, Literal) else None
+
+    layers = argument("num_layers", 2, 1)
+    bias = argument("bias", 3, True)
+    bidirectional = argument("bidirectional", 7, False)
+    projection = argument("proj_size", 8, 0) if q == "torch.nn.LSTM" else 0
+    if type(layers) is not int or type(bias) is not bool or type(bidirectional) is not bool or projection != 0 \
+            or not 0 < layers <= 64:
+        return None
+    out = []
+    for k in range(layers):
+        for suffix in ("", "_reverse") if bidirectional else ("",):
+            out += [(f"weight_ih_l{k}{suffix}", 2), (f"weight_hh_l{k}{suffix}", 2)]
+            if bias:
+                out += [(f"bias_ih_l{k}{suffix}", 1), (f"bias_hh_l{k}{suffix}", 1)]
+    return tuple(out)
 
 
 # Layers whose output has their input's dtype and device (torch raises on weights of another dtype or device; under
