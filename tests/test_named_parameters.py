@@ -132,7 +132,8 @@ LAYERS = [
     ("LayerNorm", (4,), {}), ("LayerNorm", (4, 1e-5, False), {}), ("LayerNorm", (4,), {"bias": False}),
     ("LayerNorm", (4, 1e-5, True, False), {}),
     ("LayerNorm", ((2, 4),), {}), ("Embedding", (10, 4), {}),
-    ("GRU", (4, 8), {"batch_first": True}), ("LSTM", (4, 8, 2), {}), ("RNN", (4, 8, 1, False), {}),
+    ("GRU", (4, 8), {"batch_first": True}), ("LSTM", (4, 8, 2), {}), ("RNN", (4, 8, 1, "relu", False), {}),
+    ("GRU", (4, 8, 1, True, True, 0.0, True), {}), ("LSTM", (4, 8, 2, False, False, 0.0, True), {}),
     ("GRU", (4, 8), {"num_layers": 2, "bidirectional": True}), ("LSTM", (4, 8), {"bias": False, "num_layers": 3}),
 ]
 

@@ -992,7 +992,9 @@ class Calls:
             return None
         if isinstance(receiver, Special):
             return self.eval_special_method(scope, receiver, name, node)
-        if isinstance(receiver, Literal) and isinstance(receiver.value, str) and name in STR_METHODS:
+        if isinstance(receiver, Literal) and isinstance(receiver.value, str) and name in STR_METHODS \
+                and all(type(a.value) in (cst.SimpleString, cst.Integer) and a.keyword is None and not a.star
+                        for a in node.args):
             positional, keywords = self.args_of(scope, node)
             return _str_method(receiver.value, name, positional, keywords)
         if isinstance(receiver, Seq):

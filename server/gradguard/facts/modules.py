@@ -121,10 +121,11 @@ def _rnn_param_attrs(q: str, positional, keywords) -> tuple | None:
             return default
         return value.value if isinstance(value, Literal) else None
 
+    shift = 1 if q == "torch.nn.RNN" else 0  # RNN takes `nonlinearity` before `bias`
     layers = argument("num_layers", 2, 1)
-    bias = argument("bias", 3, True)
-    bidirectional = argument("bidirectional", 7, False)
-    projection = argument("proj_size", 8, 0) if q == "torch.nn.LSTM" else 0
+    bias = argument("bias", 3 + shift, True)
+    bidirectional = argument("bidirectional", 6 + shift, False)
+    projection = argument("proj_size", 7, 0) if q == "torch.nn.LSTM" else 0
     if type(layers) is not int or type(bias) is not bool or type(bidirectional) is not bool or projection != 0 \
             or not 0 < layers <= 64:
         return None
