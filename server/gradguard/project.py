@@ -69,6 +69,7 @@ class LinkedProgram:
     chunks: list[Chunk] = field(default_factory=list)
     linked: LinkedNames = field(default_factory=LinkedNames)
     files: set = field(default_factory=set)  # every project file read or looked for (cache dependencies)
+    read_texts: dict = field(default_factory=dict)  # path -> hash of the text read there (an editor re-runs on change)
     notes: list = field(default_factory=list)  # imports not linked for a clash of names, and why
     budget_notes: list = field(default_factory=list)  # (entry line, why) of imports a budget cut
 
@@ -263,6 +264,7 @@ class ProjectLinker:
         text = self._read(path)
         if text is None:
             return None
+        program.read_texts[key] = hash(text)
         cached = self._indexes.get(key)
         if cached is None or cached[0] is not text and cached[0] != text:
             if len(self._indexes) > 512:

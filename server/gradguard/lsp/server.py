@@ -225,6 +225,7 @@ class GradguardServer(LanguageServer):
         # key -> {real path of another project file: the findings this document's run put there} (a write in an
         # open losses.py that an open train.py's run reaches is shown in losses.py)
         self.placed_from: dict[str, dict[str, list]] = {}
+        self.importer_runs: dict[str, tuple] = {}  # closed importer -> (its text, what it read, what it placed)
         self.cancel_events: dict[str, threading.Event] = {}  # key -> the flag its running analysis polls
         self.following: set[str] = set()  # keys re-analysed because a file their run links changed (no further ripple)
         self.loop: asyncio.AbstractEventLoop | None = None
@@ -454,12 +455,26 @@ class GradguardServer(LanguageServer):
             text = self.engine._project_text(importer)
             if text is None:
                 continue
-            other = self.engine.check(text, importer, config, lang, cancelled=cancelled)
-            for path, finding in other.elsewhere:
+            for path, finding in self._importer_run(importer, text, config, lang, cancelled):
                 if os.path.realpath(path) == real and (finding.code, finding.span) not in seen:
                     seen.add((finding.code, finding.span))
                     out.append(finding)
         return out
+
+    def _importer_run(self, importer: str, text: str, config, lang: str, cancelled) -> list:
+        """What a closed importer's run puts in other files, reused while its text and every text it linked are
+        as they were (opening a project's modules one by one ran each script once per module)."""
+        memo = self.importer_runs.get(importer)
+        if memo is not None and memo[0] == (hash(text), lang, repr(config)) and all(
+                hash(self.engine._project_text(path) or "") == digest for path, digest in memo[1].items()):
+            return memo[2]
+        report = self.engine.check(text, importer, config, lang, cancelled=cancelled)
+        program = getattr(report, "program", None)
+        read = dict(program.read_texts) if program is not None else {}
+        if len(self.importer_runs) >= 64:
+            self.importer_runs.pop(next(iter(self.importer_runs)))
+        self.importer_runs[importer] = ((hash(text), lang, repr(config)), read, list(report.elsewhere))
+        return self.importer_runs[importer][2]
 
     def placed_diagnostics(self, key: str, snap: Snapshot) -> list[types.Diagnostic]:
         """Diagnostics for this document from the runs of other open documents (their `Report.elsewhere`)."""
@@ -498,11 +513,15 @@ class GradguardServer(LanguageServer):
             self._republish(changed, skip=key)
 
     def _rerun_dependents(self, key: str, snap: Snapshot) -> None:
-        """Open documents whose last run linked this one's file run again (once: their runs do not ripple on)."""
-        real = os.path.realpath(snap.path)
+        """Open documents whose last run linked another text of this one's file run again (once: their runs do not
+        ripple on)."""
+        real, digest = os.path.realpath(snap.path), hash(snap.text)
         for other, analysis in list(self.analyses.items()):
             program = getattr(analysis.report, "program", None)
-            if other != key and program is not None and any(os.path.realpath(p) == real for p in program.files):
+            if other == key or program is None:
+                continue
+            # only a run that read another text of this file (opening a file as it is on disk changes nothing)
+            if any(os.path.realpath(p) == real and read != digest for p, read in program.read_texts.items()):
                 self.following.add(other)
                 self.schedule(other)
 
