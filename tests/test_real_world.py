@@ -72,9 +72,24 @@ def form_canaries(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def results(canaries, form_canaries):
+def notebooks_with_packages(tmp_path_factory):
+    """Two notebooks side by side, each importing `helpers` from its own package folder through a relative
+    sys.path entry, as the corpus's notebooks do."""
+    d = tmp_path_factory.mktemp("notebooks")
+    out = []
+    for name, value in (("nba", 1), ("nbb", 2)):
+        write_project(d / f"{name}_pkg", {"helpers.py": f"VALUE = {value}\n"})
+        out.append(write_notebook(d / f"{name}.ipynb", [
+            ("code", f"import sys\nsys.path.insert(0, '{name}_pkg')\n"), ("code", "from helpers import VALUE\n"),
+            ("code", "print('value', VALUE)\n")]))
+    return out
+
+
+@pytest.fixture(scope="module")
+def results(canaries, form_canaries, notebooks_with_packages):
     """Every corpus program and the canaries, in one worker subprocess (torch is imported once)."""
-    return verify.run_programs(verify.entry_programs(ENTRIES) + list(canaries) + list(form_canaries))
+    return verify.run_programs(verify.entry_programs(ENTRIES) + list(canaries) + list(form_canaries)
+                               + notebooks_with_packages)
 
 
 def test_torch_is_the_pinned_build():
@@ -133,6 +148,12 @@ def test_a_notebook_runs_its_code_cells_in_one_namespace(form_canaries, results)
     assert r.error_type == "RuntimeError"
     assert r.first_line.startswith("one of the variables needed for gradient computation has been modified by an "
                                    "inplace operation: [torch.FloatTensor [3]], which is output 0 of Exp, is at version 1")
+
+
+def test_each_notebook_imports_its_own_package(notebooks_with_packages, results):
+    a, b = notebooks_with_packages
+    assert results[str(a)].clean and results[str(a)].stdout == "value 1\n"
+    assert results[str(b)].clean and results[str(b)].stdout == "value 2\n"
 
 
 def test_project_and_notebook_places_are_checked(tmp_path):

@@ -23,7 +23,7 @@ notebook; the forms are described in verify.py):
               listed); findings on the fixed references and findings on bug programs off their bug places are
               listed for information
   fixes       for each named bug whose naming finding carries a fix: copy the bug program (a file, a notebook with
-              its <id>_pkg/ and <id>_*.py modules, a whole project folder) to a temp folder, run
+              the modules and package folders beside it, a whole project folder) to a temp folder, run
               `gradguard check --fix --unsafe-fixes` on it, run the result under torch (verify.py's worker):
               clean = exits without an exception (silent family: and no longer prints the manifest's error);
               trains = clean and every leaf that got a gradient in the hand fix still gets a non-None one
@@ -189,7 +189,7 @@ def score(entries: list[dict], cmd: list[str], fixes: bool = True) -> dict:
 
 def copy_program(entry: dict, src: Path, dst_root: Path) -> Path:
     """A copy of one of the entry's programs under dst_root (its own folder per entry), what --fix may rewrite:
-    a file, a whole project folder, or a notebook with the modules beside it (<id>_pkg/, <id>_*.py)."""
+    a file, a whole project folder, or a notebook with the modules and package folders beside it."""
     form = verify.form_of(entry)
     if form == "project":
         dst = dst_root / entry["id"]
@@ -199,12 +199,12 @@ def copy_program(entry: dict, src: Path, dst_root: Path) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     dst = folder / src.name
     shutil.copyfile(src, dst)
-    if form == "notebook":
-        pkg = src.parent / f"{entry['id']}_pkg"
-        if pkg.is_dir():
-            shutil.copytree(pkg, folder / pkg.name, ignore=shutil.ignore_patterns("__pycache__"))
-        for module in src.parent.glob(f"{entry['id']}_*.py"):
-            shutil.copyfile(module, folder / module.name)
+    if form == "notebook":  # the modules beside it: every .py file and package folder there (correct/ is not one)
+        for item in src.parent.iterdir():
+            if item.is_file() and item.suffix == ".py":
+                shutil.copyfile(item, folder / item.name)
+            elif item.is_dir() and item.name not in ("correct", "__pycache__"):
+                shutil.copytree(item, folder / item.name, ignore=shutil.ignore_patterns("__pycache__"))
     return dst
 
 

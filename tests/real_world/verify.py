@@ -22,7 +22,7 @@ Forms (the manifest field `form`; absent = "reduction")
                project folder as cwd; bug_locations / save_locations = [["losses.py", 9], ...] (file relative to the
                project folder, 1-based line).
   notebook     notebooks/<id>.ipynb + notebooks/<id>.fixed.ipynb, correct ones in notebooks/correct/<id>.ipynb
-               (nbformat 4); modules it imports sit beside it in notebooks/<id>_pkg/ or as notebooks/<id>_*.py;
+               (nbformat 4); modules it imports sit beside it (notebooks/<id>_pkg/, or .py files with unique names);
                bug_locations / save_locations = [["<id>.ipynb", cell, line]] (cell 1-based counting every cell,
                markdown too; line 1-based inside that cell). Run: the code cells in order in one namespace
                (lines starting with % or ! skipped), cwd = the notebook's folder, which is also sys.path[0].
@@ -395,7 +395,7 @@ def check_manifests(entries: list[dict], whole_corpus: bool = True) -> list[str]
 
 
 def _orphans(entries: list[dict]) -> list[str]:
-    """Programs on disk that no manifest lists (a notebook's own modules, <id>_pkg/ and <id>_*.py, belong to it)."""
+    """Programs on disk that no manifest lists (modules beside the notebooks are theirs, not programs)."""
     problems = []
     listed = {p.resolve() for e in entries if e.get("id") and form_of(e) in FORMS for p in program_paths(e)}
     for d in (BUGS, CORRECT):
@@ -407,14 +407,10 @@ def _orphans(entries: list[dict]) -> list[str]:
             for p in sorted(d.iterdir()) if d.is_dir() else [d]:
                 if p.resolve() not in listed:
                     problems.append(f"orphan project folder (in no manifest): {p.relative_to(ROOT)}")
-    nb_ids = {e["id"] for e in entries if e.get("id") and form_of(e) == "notebook"}
     for d in (NOTEBOOKS, NOTEBOOKS / "correct"):
         for p in sorted(d.glob("*.ipynb")) if d.is_dir() else []:
             if p.resolve() not in listed:
                 problems.append(f"orphan notebook (in no manifest): {p.relative_to(ROOT)}")
-        for p in sorted(d.glob("*.py")) if d.is_dir() else []:
-            if not any(p.name.startswith(f"{i}_") for i in nb_ids):
-                problems.append(f"orphan module beside the notebooks (not <id>_*.py): {p.relative_to(ROOT)}")
     return problems
 
 
