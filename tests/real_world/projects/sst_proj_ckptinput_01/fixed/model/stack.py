@@ -3,6 +3,7 @@ import torch.nn as nn
 from torch.utils.checkpoint import checkpoint
 
 from model.block import ResidualMLP
+from model.scaling import halve_
 
 
 class CheckpointedStack(nn.Module):
@@ -17,5 +18,5 @@ class CheckpointedStack(nn.Module):
                 delta = checkpoint(block, h, use_reentrant=False)
             else:
                 delta = block(h)
-            h = torch.tanh(h + delta) * 0.5
+            h = halve_(torch.tanh(h + delta))
         return h
