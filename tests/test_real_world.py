@@ -178,5 +178,12 @@ def test_project_and_notebook_places_are_checked(tmp_path):
         assert verify._check_places("w", dict(nb_entry, bug_locations=[["sst_nb_x_01.ipynb", 5, 1]])) == []
         assert verify._check_places("w", dict(nb_entry, bug_locations=[["sst_nb_x_01.ipynb", 5, 3]])) == [
             "w: bug_locations ['sst_nb_x_01.ipynb', 5, 3]: line outside 1..2"]
+        write_project(tmp_path / "sst_nb_x_01_pkg", {"ops.py": "def f(t):\n    return t.mul_(2)\n"})
+        assert verify._check_places("w", dict(nb_entry, bug_locations=[["sst_nb_x_01_pkg/ops.py", 2]])) == []
+        assert verify._check_places("w", dict(nb_entry, bug_locations=[["sst_nb_x_01_pkg/ops.py", 3]])) == [
+            "w: bug_locations ['sst_nb_x_01_pkg/ops.py', 3] outside 1..2"]
+        assert verify._check_places("w", dict(nb_entry, bug_locations=[["sst_nb_x_01.ipynb", 5]])) == [
+            "w: bug_locations ['sst_nb_x_01.ipynb', 5]: a place in the notebook is [notebook, cell, line], "
+            "one in a module beside it [module, line]"]
     finally:
         verify.NOTEBOOKS = orig

@@ -16,7 +16,8 @@ notebook; the forms are described in verify.py):
   recall      a bug is named when ANY finding's span (first to last line of what it underlines, so a call written
               over two lines counts on both) holds one of the manifest's bug_lines; for a project, a finding in the
               file of one of its bug_locations holding that line; for a notebook, a finding whose `cell` is the
-              location's cell holding that cell-relative line (per family and per shape, i.e. module level /
+              location's cell holding that cell-relative line, or for a place in a module the notebook imports,
+              a finding of the notebook's own run in that file on that line (per family and per shape, i.e. module level /
               function / method / nn.Module.forward; "code" also counts those where that finding's code is the
               manifest's expected_code)
   precision   any finding on a correct program (any file of a correct project) is a false positive (each is
@@ -84,12 +85,16 @@ def target_groups(targets: list[Path]) -> list[list[Path]]:
 
 
 def check_targets(cmd: list[str], targets: list[Path], jobs: int = 2) -> dict[str, list[dict]]:
-    """gradguard's findings on the programs (target_groups), per resolved file path."""
+    """gradguard's findings on the programs (target_groups), per resolved file path. A finding of a project's or a
+    notebook's own run carries that program's path in "run" (a notebook's run also reports in the modules it
+    imports, which may sit in another folder)."""
     found: dict[str, list[dict]] = defaultdict(list)
+    groups = target_groups(targets)
     with ThreadPoolExecutor(max(1, jobs)) as pool:
-        for run in [pool.submit(run_gradguard, cmd, group) for group in target_groups(targets)]:
+        for group, run in zip(groups, [pool.submit(run_gradguard, cmd, group) for group in groups]):
+            alone = len(group) == 1 and group[0].suffix != ".py"
             for path, fs in run.result().items():
-                found[path].extend(fs)
+                found[path].extend(dict(f, run=str(group[0].resolve())) if alone else f for f in fs)
     return found
 
 
@@ -103,19 +108,26 @@ def apply_fixes(cmd: list[str], targets: list[Path], jobs: int = 2) -> None:
 
 
 def findings_in(target: Path, found: dict[str, list[dict]]) -> list[dict]:
-    """Every finding of a program: its file, or every file of its folder."""
-    if target.is_dir():
-        prefix = str(target.resolve()) + "/"
-        return [f for path, fs in sorted(found.items()) if path.startswith(prefix) for f in fs]
+    """Every finding of a program: its file's, or every finding of its own run (a project folder's files, a
+    notebook and the modules it imports)."""
+    if target.is_dir() or target.suffix == ".ipynb":
+        run = str(target.resolve())
+        return [f for _, fs in sorted(found.items()) for f in fs if f.get("run") == run]
     return found.get(str(target.resolve()), [])
 
 
 def naming_findings(entry: dict, target: Path, found: dict[str, list[dict]]) -> list[dict]:
-    """The findings that name the bug: in the file (and cell) of one of its places, covering its line."""
+    """The findings that name the bug: in the file (and cell) of one of its places, covering its line. A project's
+    files are relative to its folder; a notebook's place is a cell of it, or a module beside it (relative to the
+    notebook's folder), as that notebook's run reported it."""
     naming = []
+    form = verify.form_of(entry)
     for file, cell, line in verify.bug_places(entry):
-        if verify.form_of(entry) == "project":
+        if form == "project":
             fs = found.get(str((target / file).resolve()), [])
+        elif form == "notebook" and cell is None:
+            fs = [f for f in found.get(str((target.parent / file).resolve()), [])
+                  if f.get("run") == str(target.resolve())]
         else:
             fs = [f for f in found.get(str(target.resolve()), []) if cell is None or f.get("cell") == cell]
         naming += [f for f in fs if _covers(f, [line]) and f not in naming]

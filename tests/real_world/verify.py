@@ -24,7 +24,8 @@ Forms (the manifest field `form`; absent = "reduction")
   notebook     notebooks/<id>.ipynb + notebooks/<id>.fixed.ipynb, correct ones in notebooks/correct/<id>.ipynb
                (nbformat 4); modules it imports sit beside it (notebooks/<id>_pkg/, or .py files with unique names);
                bug_locations / save_locations = [["<id>.ipynb", cell, line]] (cell 1-based counting every cell,
-               markdown too; line 1-based inside that cell). Run: the code cells in order in one namespace
+               markdown too; line 1-based inside that cell), or for a place in a module the notebook imports
+               [["<id>_pkg/ops.py", line]] (relative to the notebooks folder). Run: the code cells in order in one namespace
                (lines starting with % or ! skipped), cwd = the notebook's folder, which is also sys.path[0].
 The family cap and the half-inside-a-function rule below hold within each form.
 
@@ -218,8 +219,9 @@ def bug_places(entry: dict) -> list[tuple]:
     form = form_of(entry)
     if form == "project":
         return [(str(f), None, int(line)) for f, line in entry.get("bug_locations", [])]
-    if form == "notebook":
-        return [(str(f), int(cell), int(line)) for f, cell, line in entry.get("bug_locations", [])]
+    if form == "notebook":  # a cell of the notebook, or a module beside it: ["<id>_pkg/ops.py", line]
+        return [(str(p[0]), int(p[1]), int(p[2])) if len(p) == 3 else (str(p[0]), None, int(p[1]))
+                for p in entry.get("bug_locations", [])]
     return [(None, None, int(line)) for line in entry.get("bug_lines", [])]
 
 
@@ -251,22 +253,27 @@ def _check_places(where: str, e: dict) -> list[str]:
     folder = bug_path(e) if form == "project" else NOTEBOOKS
     for key in ("bug_locations", "save_locations"):
         places = e[key]
-        width = 2 if form == "project" else 3
+        widths = (2,) if form == "project" else (3, 2)
         if not isinstance(places, list) or not all(
-                isinstance(x, list) and len(x) == width and isinstance(x[0], str)
+                isinstance(x, list) and len(x) in widths and isinstance(x[0], str)
                 and all(isinstance(v, int) for v in x[1:]) for x in places):
-            shape = '["file.py", line]' if form == "project" else '["<id>.ipynb", cell, line]'
+            shape = ('["file.py", line]' if form == "project"
+                     else '["<id>.ipynb", cell, line] or ["<module beside it>.py", line]')
             problems.append(f"{where}: {key} must be a list of {shape}")
             continue
         for place in places:
             target = folder / place[0]
-            if form == "notebook" and place[0] != f"{e['id']}.ipynb":
+            if form == "notebook" and place[0].endswith(".ipynb") and place[0] != f"{e['id']}.ipynb":
                 problems.append(f"{where}: {key} {place} names another notebook than {e['id']}.ipynb")
+                continue
+            if form == "notebook" and (len(place) == 3) != place[0].endswith(".ipynb"):
+                problems.append(f"{where}: {key} {place}: a place in the notebook is [notebook, cell, line], "
+                                f"one in a module beside it [module, line]")
                 continue
             if not target.is_file():
                 problems.append(f"{where}: {key} {place}: no file {target.relative_to(ROOT)}")
                 continue
-            if form == "project":
+            if len(place) == 2:
                 n = _line_count(target)
                 if not 1 <= place[1] <= n:
                     problems.append(f"{where}: {key} {place} outside 1..{n}")
