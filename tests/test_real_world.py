@@ -81,7 +81,7 @@ def notebooks_with_packages(tmp_path_factory):
         write_project(d / f"{name}_pkg", {"helpers.py": f"VALUE = {value}\n"})
         out.append(write_notebook(d / f"{name}.ipynb", [
             ("code", f"import sys\nsys.path.insert(0, '{name}_pkg')\n"), ("code", "from helpers import VALUE\n"),
-            ("code", "print('value', VALUE)\n")]))
+            ("code", "display('value', VALUE)\n")]))
     return out
 
 

@@ -465,16 +465,17 @@ def exec_program(program: Program, ns: dict) -> None:
     """Execute one program in `ns` as `__main__`, in this process; its exceptions propagate.
 
     A file: exec'd as is. A notebook: its code cells in order in one namespace, with the notebook's folder as cwd and
-    sys.path[0]. A project: `python <entry>` with the project folder as cwd, the entry's folder as sys.path[0] and
+    sys.path[0] (and `display` bound to print, as Jupyter provides it). A project: `python <entry>` with the project folder as cwd, the entry's folder as sys.path[0] and
     the project folder after it (PYTHONPATH=.). cwd and sys.path are restored afterwards, and every module
     imported from the program's folder is dropped from sys.modules, so the next program imports its own."""
     path = Path(program.path)
     if path.suffix == ".ipynb":
         folder, script = path.resolve().parent, None
-        cells = [c for c in notebook_cells(path) if c["cell_type"] == "code"]
         codes = [compile("\n".join("" if _shell_line(ln) else ln for ln in c["lines"]) + "\n",
-                         f"{path}:cell{i + 1}", "exec") for i, c in enumerate(cells)]
+                         f"{path}:cell{n}", "exec")  # n as the notebook counts cells (markdown too)
+                 for n, c in enumerate(notebook_cells(path), 1) if c["cell_type"] == "code"]
         search = [str(folder)]
+        ns.setdefault("display", print)  # Jupyter's builtin, for cells that show a value
     elif program.entry:
         folder = path.resolve()
         script = folder / program.entry
