@@ -147,7 +147,8 @@ def test_a_notebook_runs_its_code_cells_in_one_namespace(form_canaries, results)
     r = results[str(nb)]
     assert r.error_type == "RuntimeError"
     assert r.first_line.startswith("one of the variables needed for gradient computation has been modified by an "
-                                   "inplace operation: [torch.FloatTensor [3]], which is output 0 of Exp, is at version 1")
+                                   "inplace operation: [torch.FloatTensor [3]], which is output 0 of Exp, is at "
+                                   "version 1")
 
 
 def test_each_notebook_imports_its_own_package(notebooks_with_packages, results):

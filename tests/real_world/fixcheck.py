@@ -55,7 +55,6 @@ import math
 import os
 import queue
 import shlex
-import shutil
 import subprocess
 import sys
 import tempfile

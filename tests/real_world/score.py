@@ -17,9 +17,9 @@ notebook; the forms are described in verify.py):
               over two lines counts on both) holds one of the manifest's bug_lines; for a project, a finding in the
               file of one of its bug_locations holding that line; for a notebook, a finding whose `cell` is the
               location's cell holding that cell-relative line, or for a place in a module the notebook imports,
-              a finding of the notebook's own run in that file on that line (per family and per shape, i.e. module level /
-              function / method / nn.Module.forward; "code" also counts those where that finding's code is the
-              manifest's expected_code)
+              a finding of the notebook's own run in that file on that line (per family and per shape, i.e. module
+              level / function / method / nn.Module.forward; "code" also counts those where that finding's code is
+              the manifest's expected_code)
   precision   any finding on a correct program (any file of a correct project) is a false positive (each is
               listed); findings on the fixed references and findings on bug programs off their bug places are
               listed for information

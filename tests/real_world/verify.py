@@ -25,8 +25,8 @@ Forms (the manifest field `form`; absent = "reduction")
                (nbformat 4); modules it imports sit beside it (notebooks/<id>_pkg/, or .py files with unique names);
                bug_locations / save_locations = [["<id>.ipynb", cell, line]] (cell 1-based counting every cell,
                markdown too; line 1-based inside that cell), or for a place in a module the notebook imports
-               [["<id>_pkg/ops.py", line]] (relative to the notebooks folder). Run: the code cells in order in one namespace
-               (lines starting with % or ! skipped), cwd = the notebook's folder, which is also sys.path[0].
+               [["<id>_pkg/ops.py", line]] (relative to the notebooks folder). Run: the code cells in order in one
+               namespace (lines starting with % or ! skipped), cwd = the notebook's folder, which is also sys.path[0].
 The family cap and the half-inside-a-function rule below hold within each form.
 
 What is checked
@@ -465,9 +465,10 @@ def exec_program(program: Program, ns: dict) -> None:
     """Execute one program in `ns` as `__main__`, in this process; its exceptions propagate.
 
     A file: exec'd as is. A notebook: its code cells in order in one namespace, with the notebook's folder as cwd and
-    sys.path[0] (and `display` bound to print, as Jupyter provides it). A project: `python <entry>` with the project folder as cwd, the entry's folder as sys.path[0] and
-    the project folder after it (PYTHONPATH=.). cwd and sys.path are restored afterwards, and every module
-    imported from the program's folder is dropped from sys.modules, so the next program imports its own."""
+    sys.path[0] (and `display` bound to print, as Jupyter provides it). A project: `python <entry>` with the project
+    folder as cwd, the entry's folder as sys.path[0] and the project folder after it (PYTHONPATH=.). cwd and sys.path
+    are restored afterwards, and every module imported from the program's folder is dropped from sys.modules, so the
+    next program imports its own."""
     path = Path(program.path)
     if path.suffix == ".ipynb":
         folder, script = path.resolve().parent, None
