@@ -698,6 +698,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.show:
         paths = [Path(p) if Path(p).exists() else ROOT / p for p in args.show]
+        if any(p.is_dir() for p in paths) and not args.entry:
+            ap.error("a project folder runs from its entry script: add --entry (e.g. --entry train.py)")
         programs = [Program(str(p), args.entry if p.is_dir() else None) for p in paths]
         for p, r in run_programs(programs, args.timeout).items():
             print(f"{p}: {r.error_type or 'clean'} ({r.seconds:.2f} s)")
