@@ -2,7 +2,7 @@
 # checks under pytest).
 # make recall         gradguard's recall, precision and fix results on the corpus (one summary line at the end)
 # make recall-verify  every corpus program under torch: bugs raise their manifest error, fixed/correct run clean
-# RECALL_ARGS="--batch a01" narrows either one (see the docstrings of tests/real_world/{score,verify}.py).
+# RECALL_ARGS="--batch a01" or "--form project" (reduction|project|notebook|long_script) narrows either one (see the docstrings of tests/real_world/{score,verify}.py).
 RECALL_ARGS ?=
 
 .PHONY: recall recall-verify

@@ -98,3 +98,18 @@ def test_a_fix_that_keeps_the_program_as_written_is_compared_with_the_bug_progra
     assert fixcheck.compare(trace([0.5], []), ref, "as-written", original) == "lost gradients ['(2,):float32']"
     assert fixcheck.compare(ours, ref, "as-written", trace([], [])) == (
         "the bug program called no backward() to compare with")
+
+
+def test_fixcheck_fixes_and_runs_whole_projects():
+    """Two multi-file projects: each is copied whole, fixed where the finding is, run from its entry script beside
+    its hand-fixed copy, and trains the same (the Transformer-XL memory carried into the next segment, the WGAN-GP
+    penalty reused by every critic step)."""
+    ids = "cs_proj_txlmems_01,bt_proj_wgangp_01"
+    proc = subprocess.run([sys.executable, str(SCRIPT), "--id", ids, "--json"], capture_output=True, text=True,
+                          timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    res = json.loads(proc.stdout)
+    assert res["rows"] == {"GG402": {"detected": 1, "fix": 1, "clean": 1, "trains": 1},
+                           "GG404": {"detected": 1, "fix": 1, "clean": 1, "trains": 1}}
+    assert [(p["id"], p["form"]) for p in res["programs"]] == [("cs_proj_txlmems_01", "project"),
+                                                               ("bt_proj_wgangp_01", "project")]

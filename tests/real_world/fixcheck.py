@@ -4,13 +4,16 @@ Usage, from the repo root (a python with gradguard and torch==2.13.0, e.g. .venv
 
   python tests/real_world/fixcheck.py                    # every detected bug of the corpus
   python tests/real_world/fixcheck.py --batch b05        # some batches (repeatable, or b05,b06)
+  python tests/real_world/fixcheck.py --form project     # some forms: reduction | project | notebook | long_script
   python tests/real_world/fixcheck.py --id bt_gh_cnslab_4_01   # some ids
   python tests/real_world/fixcheck.py --rule GG401       # only bugs named by these rules
   python tests/real_world/fixcheck.py --json             # rows, programs and the summary as one JSON object
   python tests/real_world/fixcheck.py --timeout 60 --jobs 2
 
-For every bug in bugs/*.py that gradguard detects (a finding's span holds one of the manifest's bug_lines, as in
-score.py; its rule is the manifest's expected_code when that finding is among them, else the first code):
+For every bug program that gradguard detects (a finding's span holds one of the manifest's bug places, as in
+score.py: a file's bug_lines, a project's or notebook's bug_locations; its rule is the manifest's expected_code when
+that finding is among them, else the first code). A project is copied, fixed and run as a whole folder (its entry
+with the folder as cwd), a notebook with its modules (cells run in order); the forms are described in verify.py:
   fix offered   the naming finding carries a fix;
   runs clean    a temp copy fixed by `gradguard check --fix --unsafe-fixes` runs without an exception (silent family:
                 and no longer prints the manifest's error);
@@ -52,7 +55,6 @@ import math
 import os
 import queue
 import shlex
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -266,7 +268,9 @@ def _worker(job_file: str, out_file: str) -> None:
     timeout = int(job["timeout"])
     saved_argv, saved_cwd = list(sys.argv), os.getcwd()
     with open(out_file, "a", encoding="utf-8") as out:
-        for path in job["paths"]:
+        for item in job["programs"]:
+            program = verify.Program(**item)
+            path = program.key
             trace = Trace(path)
             state.update(trace=trace, trained={}, inside=False)
             torch.set_grad_enabled(True)
@@ -278,14 +282,13 @@ def _worker(job_file: str, out_file: str) -> None:
                 numpy.random.seed(0)
             buf = io.StringIO()
             ns = {"__name__": "__main__", "__file__": path, "__builtins__": __builtins__}
-            sys.argv = [path]
+            sys.argv = [program.entry or path]
             start = time.perf_counter()
             signal.alarm(timeout)
             try:
-                code = compile(Path(path).read_text(encoding="utf-8"), path, "exec")
                 with warnings.catch_warnings(), contextlib.redirect_stdout(buf), contextlib.redirect_stderr(buf):
                     warnings.simplefilter("ignore")
-                    exec(code, ns)
+                    verify.exec_program(program, ns)
             except ProgramTimeout:
                 trace.error_type, trace.error = "Timeout", f"no result after {timeout} s"
             except SystemExit as exc:
@@ -307,14 +310,14 @@ def _worker(job_file: str, out_file: str) -> None:
             state["trained"].clear()
 
 
-def _run_queue(paths: list[str], timeout: int, python: str, results: dict, lock: threading.Lock) -> None:
+def _run_queue(paths: list, timeout: int, python: str, results: dict, lock: threading.Lock) -> None:
     """One worker at a time over `paths`; a worker that crashes or stops answering is killed, its program is
     recorded as such, and a new worker goes on with the rest."""
     todo = list(paths)
     while todo:
         with tempfile.TemporaryDirectory(prefix="gg-fixcheck-") as tmp:
             job, out = Path(tmp) / "job.json", Path(tmp) / "traces.jsonl"
-            job.write_text(json.dumps({"paths": todo, "timeout": timeout}))
+            job.write_text(json.dumps({"programs": [asdict(p) for p in todo], "timeout": timeout}))
             out.touch()
             proc = subprocess.Popen([python, str(Path(__file__).resolve()), "--worker", str(job), str(out)],
                                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
@@ -344,13 +347,14 @@ def _run_queue(paths: list[str], timeout: int, python: str, results: dict, lock:
             why = (f"no result after {timeout} s (worker killed)" if killed
                    else f"worker exited {proc.returncode}: {stderr.strip()[-300:]}")
             with lock:
-                results[todo[0]] = Trace(todo[0], "Timeout" if killed else "WorkerCrash", why)
+                results[todo[0].key] = Trace(todo[0].key, "Timeout" if killed else "WorkerCrash", why)
             todo = todo[1:]
 
 
-def run_traced(paths: list[Path | str], timeout: int = 30, jobs: int = 2, python: str | None = None) -> dict[str, Trace]:
-    """Run each file under torch in `jobs` parallel worker subprocesses, recording what backward() saw."""
-    paths = [str(p) for p in paths]
+def run_traced(paths: list, timeout: int = 30, jobs: int = 2, python: str | None = None) -> dict[str, Trace]:
+    """Run each program (a file path, a .ipynb, or a verify.Program) under torch in `jobs` parallel worker
+    subprocesses, recording what backward() saw. Keys are str(path) (a project's folder)."""
+    paths = [verify.as_program(p) for p in paths]
     results: dict[str, Trace] = {}
     lock = threading.Lock()
     shares = [paths[i::jobs] for i in range(max(1, jobs))]
@@ -384,31 +388,31 @@ def rule_of(codes: list[str], expected: str) -> str:
 def fixcheck(entries: list[dict], cmd: list[str], timeout: int = 30, jobs: int = 2,
              rules: list[str] | None = None) -> dict:
     bugs = [e for e in entries if e.get("kind") == "bug"]
-    found = score.run_gradguard(cmd, [verify.bug_path(e) for e in bugs])
+    found = score.check_targets(cmd, [verify.bug_path(e) for e in bugs])
     programs = []
     for e in bugs:
-        naming = [f for f in found.get(str(verify.bug_path(e).resolve()), []) if score._covers(f, e["bug_lines"])]
+        naming = score.naming_findings(e, verify.bug_path(e), found)
         if not naming:
             continue
         rule = rule_of([f["code"] for f in naming], e.get("expected_code", ""))
         if rules and rule not in rules:
             continue
-        programs.append({"id": e["id"], "rule": rule, "family": e["family"],
+        programs.append({"id": e["id"], "rule": rule, "family": e["family"], "form": verify.form_of(e),
                          "fix": any(f.get("fix") for f in naming),
                          "promise": e.get("fix_promise", "same"), "entry": e})
     with tempfile.TemporaryDirectory(prefix="gg-fixcheck-") as tmp:
         copies = {}
         for p in programs:
             if p["fix"]:
-                copies[p["id"]] = Path(tmp) / f"{p['id']}.py"
-                shutil.copyfile(verify.bug_path(p["entry"]), copies[p["id"]])
+                copies[p["id"]] = score.copy_program(p["entry"], verify.bug_path(p["entry"]), Path(tmp))
         if copies:
-            subprocess.run([*cmd, "check", "--fix", "--unsafe-fixes", "--no-default-excludes",
-                            *map(str, copies.values())], cwd=REPO, capture_output=True, text=True)
+            score.apply_fixes(cmd, list(copies.values()))
+        runs = {p["id"]: (lambda path, e=p["entry"]: verify.program_of(e, path)) for p in programs}
         refs = {p["id"]: verify.fixed_path(p["entry"]) for p in programs if p["id"] in copies}
         originals = {p["id"]: verify.bug_path(p["entry"]) for p in programs
                      if p["id"] in copies and p["promise"] == "as-written"}
-        traces = run_traced([*copies.values(), *refs.values(), *originals.values()], timeout=timeout, jobs=jobs)
+        traces = run_traced([runs[i](path) for group in (copies, refs, originals) for i, path in group.items()],
+                            timeout=timeout, jobs=jobs)
         for p in programs:
             e = p.pop("entry")
             p.update(clean=False, trains=False, why="no fix offered" if not p["fix"] else "")
@@ -464,6 +468,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--batch", action="append")
     ap.add_argument("--id", action="append")
+    ap.add_argument("--form", action="append", help=f"form(s) {'|'.join(verify.FORMS)}")
     ap.add_argument("--rule", action="append", help="only bugs named by these codes (repeatable, or GG401,GG404)")
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--timeout", type=int, default=30, help="seconds per program")
@@ -480,7 +485,8 @@ def main(argv: list[str] | None = None) -> int:
         print("\n".join(problems), file=sys.stderr)
         return 2
     cmd = shlex.split(args.gradguard) if args.gradguard else [sys.executable, "-m", "gradguard"]
-    entries = verify.select(all_entries, verify._split(args.batch), verify._split(args.id))
+    entries = verify.select(all_entries, verify._split(args.batch), verify._split(args.id),
+                            verify._split(args.form))
     entries = [e for e in entries if e.get("kind") in verify.KINDS and "id" in e]
     res = fixcheck(entries, cmd, timeout=args.timeout, jobs=args.jobs, rules=verify._split(args.rule))
     if args.json:

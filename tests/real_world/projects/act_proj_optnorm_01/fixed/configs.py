@@ -1,0 +1,2 @@
+SMALL = dict(dim=8, hidden=16, use_norm=False, act_inplace=False)
+BASE = dict(dim=8, hidden=32, use_norm=True, act_inplace=True)

@@ -1,0 +1,2 @@
+from layers.embed import TanhEmbed
+from layers.mlp import Mlp

@@ -1,0 +1,1 @@
+from .preact import PreActBlock, PreActNet

@@ -1,0 +1,2 @@
+from .discriminator import PatchDiscriminator
+from .layers import conv_block

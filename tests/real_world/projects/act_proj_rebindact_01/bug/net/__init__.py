@@ -1,0 +1,1 @@
+from net.block import ScaledSkipBlock

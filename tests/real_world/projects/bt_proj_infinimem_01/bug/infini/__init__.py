@@ -1,0 +1,1 @@
+from infini.attention import CompressiveMemory

@@ -1,0 +1,1 @@
+from learners.ppo_learner import PPOLearner

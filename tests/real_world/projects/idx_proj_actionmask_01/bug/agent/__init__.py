@@ -1,0 +1,1 @@
+from agent.policy import Policy

@@ -1,0 +1,3 @@
+def apply_action_mask(probs, valid):
+    probs = probs.masked_fill(~valid, 0.0)
+    return probs / probs.sum(dim=-1, keepdim=True)

@@ -1,0 +1,1 @@
+from llama.model import Attention

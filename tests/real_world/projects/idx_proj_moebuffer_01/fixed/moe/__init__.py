@@ -1,0 +1,2 @@
+from moe.layer import MoELayer
+from moe.dispatch import TokenDispatcher

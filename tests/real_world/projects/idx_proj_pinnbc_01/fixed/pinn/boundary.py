@@ -1,0 +1,7 @@
+import math
+
+
+def impose_initial_condition(u, xt, t0_mask):
+    u = u.clone()
+    u[t0_mask, 0] = -(math.pi * xt[t0_mask, 0]).sin()
+    return u

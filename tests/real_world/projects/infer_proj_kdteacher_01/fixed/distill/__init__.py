@@ -1,0 +1,1 @@
+from distill.trainer import DistillTrainer

@@ -1,0 +1,12 @@
+import copy
+
+import torch
+
+
+class ReferencePolicy:
+    def __init__(self, policy):
+        self.model = copy.deepcopy(policy).eval()
+
+    @torch.inference_mode()
+    def probs(self, ids):
+        return torch.softmax(self.model(ids), dim=-1)

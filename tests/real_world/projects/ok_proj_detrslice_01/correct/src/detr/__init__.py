@@ -1,0 +1,2 @@
+from .model import TinyDETR
+from .criterion import SetCriterion

@@ -1,0 +1,2 @@
+from lora.layers import LoraEmbedding, LoraLinear
+from lora.prepare import enable_input_require_grads

@@ -1,0 +1,1 @@
+from moe.layer import MoE

@@ -1,0 +1,1 @@
+from ppo.agent import PPO

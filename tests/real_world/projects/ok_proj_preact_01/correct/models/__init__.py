@@ -1,0 +1,1 @@
+from .preact_resnet import PreActNet

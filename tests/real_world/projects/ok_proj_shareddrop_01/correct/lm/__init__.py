@@ -1,0 +1,1 @@
+from lm.model import GatedEmbeddingLM

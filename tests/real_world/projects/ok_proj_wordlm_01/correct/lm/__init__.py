@@ -1,0 +1,2 @@
+from lm.model import RNNModel
+from lm.utils import repackage_hidden

@@ -1,0 +1,4 @@
+from .heatmap import HeatmapHead
+from .backbone import Backbone
+
+__all__ = ["HeatmapHead", "Backbone"]

@@ -1,0 +1,1 @@
+from model.stack import CheckpointedStack

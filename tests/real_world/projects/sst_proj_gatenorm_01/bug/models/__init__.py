@@ -1,0 +1,2 @@
+from models.gated import GatedMlp
+from models.gates import sigmoid_gate

@@ -1,0 +1,5 @@
+import torch
+
+
+def sigmoid_gate(x, proj):
+    return torch.sigmoid(proj(x))

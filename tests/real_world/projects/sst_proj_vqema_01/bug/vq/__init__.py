@@ -1,0 +1,1 @@
+from .quantize import Quantize

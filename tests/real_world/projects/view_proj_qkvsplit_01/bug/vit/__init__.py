@@ -1,0 +1,2 @@
+from vit.attention import Attention
+from vit.model import TinyViT

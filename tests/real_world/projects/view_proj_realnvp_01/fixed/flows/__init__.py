@@ -1,0 +1,2 @@
+from flows.coupling import AffineCoupling
+from flows.realnvp import RealNVP
