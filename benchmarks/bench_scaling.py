@@ -68,6 +68,20 @@ def layer_rows(n: int) -> str:
     return "\n".join(lines)
 
 
+def finding_rows(n: int) -> str:
+    """N rows that each hold a finding (issue 30): `Linear, Sigmoid, ReLU(inplace=True)`, the ReLU writing what the
+    Sigmoid saved; a ModuleList of N rows after them, so a walk of the class per finding shows."""
+    lines = ["import torch", "import torch.nn as nn", "", "", "class Net(nn.Module):", "    def __init__(self):",
+             "        super().__init__()", "        self.features = nn.Sequential("]
+    lines += ["    nn.Linear(8, 8), nn.Sigmoid(), nn.ReLU(inplace=True),"] * n
+    lines += ["        )", "        self.blocks = nn.ModuleList(["]
+    lines += ["    nn.Linear(8, 8),"] * n
+    lines += ["        ])", "", "    def forward(self, x):", "        h = x", "        for block in self.blocks:",
+              "            h = block(h)", "        x = self.features(x)", "        return x + h", "", "",
+              "net = Net()", "out = net(torch.randn(2, 8))", "out.sum().backward()", ""]
+    return "\n".join(lines)
+
+
 def block_rows(n: int) -> str:
     lines = ["import torch", "import torch.nn as nn", "", "", "class Block(nn.Module):", "    def __init__(self, dim):",
              "        super().__init__()", "        self.fc = nn.Linear(dim, dim)", "        self.act = nn.ReLU(inplace=True)",
@@ -96,6 +110,7 @@ def call_chain(n: int) -> str:
 
 
 SHAPES = {"loop-pairs": loop_pairs, "loop-branches": loop_branches, "layer-rows": layer_rows,
+          "finding-rows": finding_rows,
           "block-rows": block_rows, "literal": literal, "call-chain": call_chain}
 
 # As `gradguard check --no-cache FILE` runs one file (imports done before the clock starts).

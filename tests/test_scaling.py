@@ -31,6 +31,7 @@ EXPECTED = {
     "loop-pairs": lambda n: ["GG201"] * n,
     "loop-branches": lambda n: ["GG201"] * n,
     "layer-rows": lambda n: ["GG201"],
+    "finding-rows": lambda n: ["GG202"] * n,  # a finding per row: no fix may walk the file per finding
     "block-rows": lambda n: ["GG201"],
     "literal": lambda n: ["GG201"],
     "call-chain": lambda n: ["GG101"],

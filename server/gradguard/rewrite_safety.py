@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from .file_index import file_index
 from .fixes import _function_holding
 
 # Tensor methods and attributes whose result may be the tensor itself or share its storage: reading `p` through
@@ -29,10 +30,12 @@ _ALIAS_ATTRIBUTES = frozenset({"T", "mT", "H", "mH", "real", "imag", "data"})
 # Functions of torch that return their argument or a view of it.
 _ALIAS_FUNCTIONS = _ALIAS_METHODS | frozenset({"as_tensor", "from_numpy", "broadcast_tensors", "atleast_1d",
                                                "atleast_2d", "atleast_3d", "meshgrid", "asarray"})
-# Builtins that only read a tensor.
+# Builtins that only read a tensor. Not `min`/`max`/`sorted`/`next`...: they return one of their arguments (or a
+# row of it), so what they return is the tensor itself.
 _READING_BUILTINS = frozenset({"print", "len", "float", "int", "bool", "str", "repr", "format", "isinstance", "type",
-                               "id", "hash", "round", "abs", "min", "max", "sum", "any", "all", "math.isnan",
-                               "math.isfinite"})
+                               "id", "hash", "round", "abs", "sum", "any", "all", "math.isnan", "math.isfinite"})
+# Methods whose effect stays with the tensor object: after a re-binding the new tensor would not have it.
+_IDENTITY_METHODS = frozenset({"retain_grad"})
 _TORCH_PREFIXES = ("torch.nn.functional.", "torch.", "F.", "nn.functional.", "torch.linalg.", "torch.special.")
 _LOOPS = (cst.For, cst.While)
 _BUDGET = 20_000  # statements walked by all proofs of one file
@@ -183,6 +186,12 @@ class _Scan:
             self.expression(small.value, loops, bound)
             for target in small.targets:
                 self.target(target.target, small.value, loops, conditional)
+            if len(small.targets) > 1 and any(_binds(t.target, name) for t in small.targets):
+                # `p = q = torch.exp(x)`: every target holds the one tensor (recorded after the binding, so only a
+                # later fresh binding of `p` clears it)
+                self.events.append((self.position, loops, "alias",
+                                    f"`{name}` is one of the targets of a chained assignment (the others hold the "
+                                    "same tensor)"))
             return
         if isinstance(small, cst.AnnAssign):
             if small.value is not None:
@@ -192,6 +201,7 @@ class _Scan:
         if isinstance(small, cst.AugAssign):
             self.expression(small.value, loops)
             if not (isinstance(small.target, cst.Name) and small.target.value == name):
+                self.attribute_store(small.target, loops)
                 self.expression(small.target, loops)  # `q[p] += 1` reads p; `p += 1` writes the same tensor
             return
         if isinstance(small, (cst.Del, cst.Pass, cst.Break, cst.Continue)):
@@ -222,7 +232,15 @@ class _Scan:
             if _binds(target, self.name):
                 self.fail(f"`{self.name}` is unpacked from another value (it may be one of its views)")
             return
+        self.attribute_store(target, loops)
         self.expression(target, loops)  # `d[k] = ...`, `self.a = ...`: their parts are read
+
+    def attribute_store(self, target, loops: tuple) -> None:
+        """`p.tag = ...`, `p.grad = ...`: the attribute stays on the old tensor; the re-bound name has none."""
+        if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and \
+                target.value.value == self.name:
+            self.events.append((self.position, loops, "alias",
+                                f"`{self.name}.{target.attr.value}` is set (the new tensor would not have it)"))
 
     def inner_scope(self, node) -> None:
         """A def or lambda. In a function, reading the name there captures it (the closure keeps a reference). At
@@ -390,6 +408,8 @@ def _escape(name_node, parents: tuple, context: str | None, tensors) -> str | No
             grand = parents[i - 1] if i > 0 else None
             attr = parent.attr.value
             if isinstance(grand, cst.Call) and grand.func is parent:
+                if attr in _IDENTITY_METHODS:
+                    return f"`{name}.{attr}()` is called (the new tensor would not keep its gradient)"
                 if not _aliasing_method(attr):
                     return None  # `p.sum()`, `p.exp()`: a new tensor
                 cur, i = grand, i - 2  # `p.view(-1)`: an alias, followed further up
@@ -454,6 +474,44 @@ def _passed(name: str, call, tensors) -> str | None:
     return f"`{name}` is passed to `{callee or 'a call'}` (it may keep a reference)"
 
 
+def inplace_receiver(node):
+    """The tensor an in-place call writes, when it is not a temporary: `t` of `t.sigmoid_()`, `p` of
+    `torch.relu_(p)`, `t.view(-1)` of `t.view(-1).exp_()`; None for a temporary (`torch.exp(x).sigmoid_()`) and
+    for anything but an in-place call. Its result is that tensor itself."""
+    if not isinstance(node, cst.Call):
+        return None
+    func = node.func
+    function = _torch_function(func)
+    name = function or (func.attr.value if isinstance(func, cst.Attribute) else
+                        func.value if isinstance(func, cst.Name) else "")
+    if not name.endswith("_") or name.startswith("_"):
+        return None
+    if function is None and isinstance(func, cst.Attribute):
+        receiver = func.value
+    else:
+        positional = [a.value for a in node.args if a.keyword is None and not a.star]
+        receiver = positional[0] if positional else None
+    if receiver is None or _fresh(receiver, lambda call: False, lambda expr: True) is True:
+        return None
+    return receiver
+
+
+def returns_an_argument(facts, call, made) -> bool:
+    """The tensor the analysis got for `call` is one of its arguments' (an empty `nn.Sequential`, `nn.Identity`, a
+    function returning its parameter), or shares an argument's counter."""
+    for arg in call.args:
+        value = facts.expr_values.get(id(arg.value)) or facts.name_values.get(id(arg.value))
+        if value is not None and (value is made or value.counter is made.counter):
+            return True
+    return False
+
+
+def shares_counter(ctx, made) -> bool:
+    """Another tensor made elsewhere shares the counter of `made` (a view of it, or it of another)."""
+    return any(t is not made and t.origin is not made.origin
+               for t in file_index(ctx).tensors_on_counter(made.counter))
+
+
 def unobservable_rebinding(ctx, write, hint, name: str) -> str | None:
     """None when re-binding `name` instead of the in-place `write` is proven unobservable; else the reason.
 
@@ -471,9 +529,7 @@ def unobservable_rebinding(ctx, write, hint, name: str) -> str | None:
         made = facts.expr_values.get(id(call))
         if made is None or made.view_of is not None or made.data_of is not None:
             return False
-        counter = made.counter
-        return not any(t.counter is counter and t is not made and t.origin is not made.origin
-                       for t in facts.expr_values.values())
+        return not returns_an_argument(facts, call, made) and not shares_counter(ctx, made)
 
     # The proof walks the scope once per fix: bounded per file, so a file of many writes stays linear (past the
     # budget a rewrite is simply not proven safe).
@@ -510,6 +566,10 @@ _C = r"(`[^`]*`)"
 _ZH = [
     (rf"^{_C} is a loop variable \(the tensor is also an item of what the loop walks\)", r"\1 是循环变量（该张量也是循环所遍历对象的元素）"),
     (rf"^{_C} is bound to another name or an attribute", r"\1 被绑定到另一个名字或属性"),
+    (rf"^{_C} is one of the targets of a chained assignment \(the others hold the same tensor\)",
+     r"\1 是链式赋值的目标之一（其他目标持有同一个张量）"),
+    (rf"^{_C} is set \(the new tensor would not have it\)", r"\1 被赋值（新张量没有这个属性）"),
+    (rf"^{_C} is called \(the new tensor would not keep its gradient\)", r"调用了 \1（新张量不会保留它的梯度）"),
     (rf"^{_C} is bound to another name or handed on", r"\1 被绑定到另一个名字或被传出"),
     (rf"^{_C} is iterated \(its rows are views\)", r"\1 被遍历（它的各行是视图）"),
     (rf"^{_C} is kept by a decorator or a default value", r"\1 被装饰器或默认值保存"),
