@@ -135,6 +135,7 @@ class Engine:
         locator = Locator(source, good, None)
         facts.locator = locator
         report.facts = facts
+        report.parse_notes.extend(_budget_notes(facts, locator))
         ctx = RuleContext(source=source, facts=facts, locator=locator, lang=lang)
         findings: list[Finding] = []
         for rule in all_rules():
@@ -483,6 +484,18 @@ def _note(report: Report, block, parsed) -> None:
     line, col = parsed.error_at
     start = block.start_line + line
     report.parse_notes.append(ParseNote(Span(start, col, start, col), f"{parsed.error} ({_lines(block)} not analysed)"))
+
+
+def _budget_notes(facts, locator) -> list[ParseNote]:
+    """A note at each line where a run's budget ran out: what follows was not checked in full, so the file never
+    passes as clean."""
+    notes = []
+    for node, top, spent in facts.budget_cuts:
+        span = locator.span(node, top)
+        line = span.start_line if span is not None else 0
+        notes.append(ParseNote(Span(line, 0, line, 0), f"the analysis budget ({spent}) ran out at this line: the rest "
+                               "of this block was not checked in full (its loops ran once from here)"))
+    return notes
 
 
 def _lines(block) -> str:

@@ -210,8 +210,10 @@ class Calls:
     # ---- functions of this file -----------------------------------------
     def call_function(self, scope, fn: FunctionRef, positional, keywords, node, bound=None, passed=None):
         target = fn.node
-        if (target in scope.stack or scope.depth >= MAX_DEPTH or scope.a.steps > scope.a.max_steps
+        if (target in scope.stack or scope.depth >= MAX_DEPTH or scope.a.steps > 2 * scope.a.max_steps
                 or scope.a.calls >= scope.a.max_calls):
+            if scope.a.calls >= scope.a.max_calls:
+                scope.a.note_budget_cut(scope, node, f"{scope.a.max_calls:,} interpreted calls")
             return None
         if bound is None and fn.cls is None and passed is None and type(target) is cst.FunctionDef \
                 and not scope.a.is_generator(target):
