@@ -82,6 +82,15 @@ def finding_rows(n: int) -> str:
     return "\n".join(lines)
 
 
+def rewrite_rows(n: int) -> str:
+    """N writes in one function, each with a GG201 finding whose fix re-binds the name (`x = x.mul(2)`): the proof
+    that the re-binding is unobservable walked the function once per finding (issue 30)."""
+    lines = ["import torch", "", "", "def step(w):", "    h = w * 2"]
+    lines += ["    x = h * 1", "    h = h + x.sin()", "    x.mul_(2)"] * n
+    lines += ["    h.sum().backward()", "", "", "step(torch.randn(8, requires_grad=True))", ""]
+    return "\n".join(lines)
+
+
 def block_rows(n: int) -> str:
     lines = ["import torch", "import torch.nn as nn", "", "", "class Block(nn.Module):", "    def __init__(self, dim):",
              "        super().__init__()", "        self.fc = nn.Linear(dim, dim)", "        self.act = nn.ReLU(inplace=True)",
@@ -110,7 +119,7 @@ def call_chain(n: int) -> str:
 
 
 SHAPES = {"loop-pairs": loop_pairs, "loop-branches": loop_branches, "layer-rows": layer_rows,
-          "finding-rows": finding_rows,
+          "finding-rows": finding_rows, "rewrite-rows": rewrite_rows,
           "block-rows": block_rows, "literal": literal, "call-chain": call_chain}
 
 # As `gradguard check --no-cache FILE` runs one file (imports done before the clock starts).

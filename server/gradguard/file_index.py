@@ -53,6 +53,52 @@ class FileIndex:
         self._class_of = None
         self._calls_by_name = None
         self._mentions: dict[str, bool] = {}
+        self._function_of: dict[int, dict] = {}
+        self._enclosing_lines = None
+        self._memos: dict[str, dict] = {}
+
+    def memo(self, kind: str) -> dict:
+        """A dictionary of this check's own, for results computed once per file (`kind` names what it holds)."""
+        return self._memos.setdefault(kind, {})
+
+    def function_holding(self, top, stmt):
+        """The innermost def inside `top` whose own body (not a nested def's) holds statement `stmt`."""
+        if top is None:
+            return None
+        found = self._function_of.get(id(top))
+        if found is None:
+            found = {}
+            stack = [(top, None)]
+            while stack:
+                node, holder = stack.pop()
+                found.setdefault(id(node), holder)
+                if isinstance(node, cst.BaseExpression):
+                    continue
+                inner = node if isinstance(node, cst.FunctionDef) else holder
+                stack.extend((child, inner) for child in node.children)
+            self._function_of[id(top)] = found
+        return found.get(id(stmt))
+
+    def enclosing_line(self, line: int) -> int | None:
+        """The nearest line above `line` indented less than it (blank lines and comments aside): the header of the
+        block the line is in, by the text alone; None for a line at the margin or with no such line."""
+        if self._enclosing_lines is None:
+            enclosing: list = []
+            stack: list[tuple[int, int]] = []  # (indentation, line) of lines each indented more than the one below
+            for i, text in enumerate(self._ctx.source.lines):
+                stripped = text.lstrip()
+                level = len(text) - len(stripped)
+                if not stripped or stripped.startswith("#"):
+                    enclosing.append(stack[-1][1] if stack else None)  # not asked of these
+                    continue
+                while stack and stack[-1][0] >= level:
+                    stack.pop()
+                enclosing.append(stack[-1][1] if stack else None)
+                stack.append((level, i))
+            self._enclosing_lines = enclosing
+        if 0 <= line < len(self._enclosing_lines):
+            return self._enclosing_lines[line]
+        return None
 
     def mentions(self, text: str) -> bool:
         """Whether the file's text holds `text` anywhere (code, strings or comments)."""

@@ -9,10 +9,11 @@ a tensor passed to a call or stored in a container) is an alias the rewrite woul
 """
 from __future__ import annotations
 
+import bisect
+
 import libcst as cst
 
 from .file_index import file_index
-from .fixes import _function_holding
 
 # Tensor methods and attributes whose result may be the tensor itself or share its storage: reading `p` through
 # them makes an alias. The op table adds the view ops it knows; a trailing `_` (an in-place method) returns self.
@@ -79,6 +80,9 @@ class _Scan:
         self.seen_write = False
         self.module_level = False
         self.spent = None  # the file's shared count of statements walked
+        self.fails: list = []  # (position, reason), in walk order
+        self.statement_at: dict = {}  # id(statement) -> (position, loops, conditional)
+        self._bind_events = None  # the bind events, their positions, the unconditional ones', the alias events
 
     # -------------------------------------------------------------- the walk
     def statements(self, body, loops: tuple, conditional: bool) -> None:
@@ -89,6 +93,7 @@ class _Scan:
         self.position += 1
         if self.spent is not None:
             self.spent[0] += 1
+        self.statement_at[id(stmt)] = (self.position, loops, conditional)
         if stmt is self.write_stmt:
             self.seen_write = True
             self.write_loops = loops
@@ -290,6 +295,7 @@ class _Scan:
             self.events.append((self.position, loops, "alias", escape))
 
     def fail(self, reason: str) -> None:
+        self.fails.append((self.position, reason))
         if self.reason is None:
             self.reason = reason
 
@@ -299,22 +305,46 @@ class _Scan:
             return self.reason
         if not self.seen_write:
             return "the write is not in the scope the proof walked"
-        binds = [e for e in self.events if e[2] == "bind"]
-        if not any(e[0] < self.write_position for e in binds):
+        return self._judge()
+
+    def verdict_at(self, write_stmt) -> str | None:
+        """The verdict for a write statement (a simple statement line) of a scan made without one: what the
+        statement itself does is left out, as if the walk had skipped it."""
+        at = self.statement_at.get(id(write_stmt))
+        if at is None:
+            return self.reason or "the write is not in the scope the proof walked"
+        reason = next((r for position, r in self.fails if position != at[0]), None)
+        if reason is not None:
+            return reason
+        self.write_position, self.write_loops, self.write_conditional = at
+        return self._judge()
+
+    def _judge(self) -> str | None:
+        """Events at the write's own position are the write statement's (a scan shared by several writes walked
+        it): they are left out. Bind positions are sorted (events are recorded in walk order), so each question
+        about them is a bisection, and many writes of one name cost no walk of its events each."""
+        if self._bind_events is None:
+            self._bind_events = [e for e in self.events if e[2] == "bind"]
+            self._bind_positions = [e[0] for e in self._bind_events]
+            self._fresh_positions = [e[0] for e in self._bind_events if not e[3]]
+            self._aliases = [e for e in self.events if e[2] == "alias"]
+        at = self.write_position
+        if bisect.bisect_left(self._bind_positions, at) == 0:
             return f"`{self.name}` is not bound in this scope before the write"
-        for position, loops, kind, detail in self.events:
-            if kind != "alias":
+        for position, loops, kind, detail in self._aliases:
+            if position == at:
                 continue
-            if position < self.write_position and not self._rebound_between(position, binds):
+            if position < at and not self._rebound_between(position):
                 return detail
             shared = [loop for loop in loops if loop in self.write_loops]
-            if shared and not self._rebound_in_loop(shared[-1], binds):
+            if shared and not self._rebound_in_loop(shared[-1], self._bind_events):
                 return detail + " in a loop that writes it again"
         return None
 
-    def _rebound_between(self, position: int, binds) -> bool:
+    def _rebound_between(self, position: int) -> bool:
         """An unconditional fresh binding between an alias and the write: the alias holds an older tensor."""
-        return any(position < b[0] < self.write_position and not b[3] for b in binds)
+        after = bisect.bisect_right(self._fresh_positions, position)
+        return after < len(self._fresh_positions) and self._fresh_positions[after] < self.write_position
 
     def _rebound_in_loop(self, loop, binds) -> bool:
         """The loop body binds a fresh tensor before the write on every pass (the alias of a pass is never
@@ -518,7 +548,7 @@ def unobservable_rebinding(ctx, write, hint, name: str) -> str | None:
     Reasons read as a clause: "`p` is a loop variable (the tensor is also an item of what the loop walks)".
     """
     stmt = write.stmt
-    holder = _function_holding(write.top or hint, stmt)
+    holder = file_index(ctx).function_holding(write.top or hint, stmt)
     facts = ctx.facts
 
     def tensors(node) -> bool:
@@ -531,34 +561,45 @@ def unobservable_rebinding(ctx, write, hint, name: str) -> str | None:
             return False
         return not returns_an_argument(facts, call, made) and not shares_counter(ctx, made)
 
-    # The proof walks the scope once per fix: bounded per file, so a file of many writes stays linear (past the
-    # budget a rewrite is simply not proven safe).
-    spent = ctx.__dict__.setdefault("_rebinding_budget", [0])
-    if spent[0] > _BUDGET:
-        return "the file is too large for the proof"
-    scan = _Scan(name, stmt, tensors, new_tensor)
-    scan.spent = spent
-    if holder is not None:
-        if any(p.name.value == name for p in _params(holder.params)):
-            return f"`{name}` is a parameter (the caller's tensor would no longer be modified)"
-        if isinstance(holder.body, cst.IndentedBlock):
-            scan.statements(holder.body.body, (), False)
-        else:
-            return "the function is written on one line"
-        return scan.verdict()
-    if write.call_chain:
+    if holder is not None and any(p.name.value == name for p in _params(holder.params)):
+        return f"`{name}` is a parameter (the caller's tensor would no longer be modified)"
+    if holder is None and write.call_chain:
         return "the write runs inside a function called from here"
     blocks = getattr(ctx.locator, "blocks", None)
-    if not blocks:
+    if holder is None and not blocks:
         return "the module's other statements are not known"
-    scan.module_level = True
-    for pb in blocks:
-        module = pb.module
-        if module is None:
-            return "part of the file did not parse"
-        scan.statements(module.body, (), False)
-        # a class body reading the name: it runs as module code, but it is simpler to refuse
-    return scan.verdict()
+    if holder is None and any(pb.module is None for pb in blocks):
+        return "part of the file did not parse"
+    if holder is not None and not isinstance(holder.body, cst.IndentedBlock):
+        return "the function is written on one line"
+    # One walk of the scope per name, shared by every write of that name there (a write statement is left out
+    # of the verdict as the walk would have skipped it); the walks of one file are bounded, so a file of many
+    # scopes stays linear (past the budget a rewrite is simply not proven safe).
+    spent = ctx.__dict__.setdefault("_rebinding_budget", [0])
+    if not isinstance(stmt, cst.SimpleStatementLine):  # a compound statement: skipped whole by a walk of its own
+        if spent[0] > _BUDGET:
+            return "the file is too large for the proof"
+        return _walk_scope(_Scan(name, stmt, tensors, new_tensor), spent, holder, blocks).verdict()
+    scans = file_index(ctx).memo("rebinding scans")
+    key = (id(holder) if holder is not None else "module", name)
+    scan = scans.get(key)
+    if scan is None:
+        if spent[0] > _BUDGET:
+            return "the file is too large for the proof"
+        scan = scans[key] = _walk_scope(_Scan(name, None, tensors, new_tensor), spent, holder, blocks)
+    return scan.verdict_at(stmt)
+
+
+def _walk_scope(scan: _Scan, spent: list, holder, blocks) -> _Scan:
+    """Walk the function holding the write, or the whole module's statements."""
+    scan.spent = spent
+    if holder is not None:
+        scan.statements(holder.body.body, (), False)
+    else:
+        scan.module_level = True
+        for pb in blocks:
+            scan.statements(pb.module.body, (), False)
+    return scan
 
 
 # The reasons in Chinese: each English clause above, its code spans kept.

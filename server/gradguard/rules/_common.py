@@ -308,11 +308,14 @@ def _call_input_risk(ctx: RuleContext, call, stmt, top) -> str | None:
     if not isinstance(call, cst.Call) or not call.args:
         return ctx.t("its input cannot be told", "无法确定它的输入")
     first = call.args[0].value
+    # a call that hands an argument on (`self.pre(t)` of an empty `nn.Sequential`, an in-place layer): the input
+    # is that argument, followed down to a name or a tensor made there
+    for _ in range(64):
+        passed = _argument_handed_on(ctx, first)
+        if passed is None:
+            break
+        first = passed
     if not isinstance(first, cst.Name):
-        made = ctx.facts.expr_values.get(id(first))
-        if isinstance(first, cst.Call) and made is not None and returns_an_argument(ctx.facts, first, made):
-            return ctx.t(f"`{ctx.code(first.func)}` hands its input on, which would keep the values before the activation",
-                         f"`{ctx.code(first.func)}` 原样传出它的输入，那个输入将保留激活之前的值")
         if isinstance(first, (cst.Call, cst.BinaryOperation)):
             return None  # a temporary: nothing else holds it
         return ctx.t(f"its input `{ctx.code(first)}` is reachable another way and would keep the values before the activation",
@@ -333,9 +336,11 @@ def _call_input_risk(ctx: RuleContext, call, stmt, top) -> str | None:
 
 # torch layers that may return their input itself (or a view of it): after one of them the activation's input is
 # the tensor the layer was given
-_PASS_THROUGH_LAYERS = frozenset({"Identity", "Sequential", "ModuleList", "ModuleDict", "Flatten", "Unflatten",
+_PASS_THROUGH_LAYERS = frozenset({"Identity", "Flatten", "Unflatten",
                                   "Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout",
                                   "FeatureAlphaDropout"})
+
+
 def _forward_hooks_risk(ctx: RuleContext) -> str | None:
     """Forward hooks (and pre-hooks) are handed a layer's input or output, and may keep it: `register_forward_hook`,
     `register_module_forward_hook`, `register_forward_pre_hook`, `_forward_hooks`."""
@@ -345,26 +350,57 @@ def _forward_hooks_risk(ctx: RuleContext) -> str | None:
     return None
 
 
+def _argument_handed_on(ctx: RuleContext, expr):
+    """The argument of call `expr` whose tensor the call returns (by the analysis's values); None when it returns
+    a tensor of its own, or is no call."""
+    if not isinstance(expr, cst.Call):
+        return None
+    made = ctx.facts.expr_values.get(id(expr))
+    if made is None or not returns_an_argument(ctx.facts, expr, made):
+        return None
+    for arg in expr.args:
+        value = ctx.facts.expr_values.get(id(arg.value)) or ctx.facts.name_values.get(id(arg.value))
+        if value is not None and (value is made or value.counter is made.counter):
+            return arg.value
+    return None
+
+
 def _inside_sequential_not_first(ctx: RuleContext, ctor, hint) -> bool:
     """`nn.Sequential(nn.Conv2d(...), nn.ReLU(inplace=True))`: the ReLU's input is a tensor an earlier torch layer
-    of the same Sequential made (not one that may hand its input on: `nn.Identity()`, an empty `nn.Sequential()`,
-    a module built elsewhere or by this file's own class)."""
+    of the same Sequential made, and only torch layers that hand it on unchanged or write it in place stand
+    between (`nn.Dropout()`, an empty `nn.Sequential()`); not a module built elsewhere or by this file's own class,
+    which may keep its input."""
     if ctor is None:
         return False
     found = file_index(ctx).sequential_items().get(id(ctor))
     if found is None or found[1]:
         return False
-    return any(_makes_new_tensor(ctx, value) for value in found[0])
+    for layer in reversed(found[0]):
+        kind = _torch_layer_kind(ctx, layer)
+        if kind == "new":
+            return True
+        if kind != "passes-on":
+            return False
+    return False  # the Sequential's own input: the caller's tensor
 
 
-def _makes_new_tensor(ctx: RuleContext, layer) -> bool:
-    """`nn.Linear(4, 4)`, `nn.Sigmoid()`: a torch layer built here whose output is a tensor of its own."""
+def _torch_layer_kind(ctx: RuleContext, layer) -> str | None:
+    """"new" for a torch layer built here whose output is a tensor of its own (`nn.Linear(4, 4)`, `nn.Sigmoid()`),
+    "passes-on" for one that returns its input or writes it in place (`nn.Dropout()`, `nn.ReLU(inplace=True)`,
+    an empty `nn.Sequential()`), None for anything else (a name, a class of this file, a container of layers)."""
     if not isinstance(layer, cst.Call):
-        return False
+        return None
     name = call_qualname(ctx, layer) or ""
     head, _, last = name.rpartition(".")
-    return head == "torch.nn" and last not in _PASS_THROUGH_LAYERS and not any(
-        arg.keyword is not None and arg.keyword.value == "inplace" for arg in layer.args)
+    if head != "torch.nn":
+        return None
+    if last in ("Sequential", "ModuleList", "ModuleDict"):
+        return "passes-on" if not layer.args else None
+    in_place = any((arg.keyword is not None and arg.keyword.value == "inplace" and not _is_false(arg.value))
+                   or (arg.keyword is None and _is_true(arg.value)) for arg in layer.args)
+    if last in _PASS_THROUGH_LAYERS or in_place:
+        return "passes-on"
+    return "new"
 
 
 def _layer_call_sites(ctx: RuleContext, ctor):
@@ -423,6 +459,10 @@ def _sets_inplace_true(node) -> bool:
 
 def _is_true(node) -> bool:
     return isinstance(node, cst.Name) and node.value == "True"
+
+
+def _is_false(node) -> bool:
+    return isinstance(node, cst.Name) and node.value == "False"
 
 
 def set_inplace_false(ctx: RuleContext, call, hint) -> Edit | None:
@@ -545,24 +585,25 @@ def maybe_grad_off(ctx: RuleContext | None, write) -> bool:
     span = ctx.span(write.node, write.top)
     if span is None:
         return True
-    lines = [ctx.source.line_text(i) for i in range(span.start_line + 1)]
-    indent = len(lines[-1]) - len(lines[-1].lstrip())
-    for i in range(len(lines) - 2, -1, -1):
-        if indent == 0:
+    index = file_index(ctx)
+    line = span.start_line
+    text = ctx.source.line_text(line)
+    indent = len(text) - len(text.lstrip())
+    while indent > 0:
+        header = index.enclosing_line(line)  # an enclosing header: `with ...:`, `def ...:`, `for ...:`
+        if header is None:
             break
-        stripped = lines[i].lstrip()
-        level = len(lines[i]) - len(stripped)
-        if not stripped or stripped.startswith("#") or level >= indent:
-            continue
-        indent = level  # an enclosing header: `with ...:`, `def ...:` (and its decorators above it), `for ...:`
+        text = ctx.source.line_text(header)
+        stripped = text.lstrip()
         if stripped.startswith(("with ", "async with ")) and _GRAD_OFF.search(stripped):
             return True
         if stripped.startswith(("def ", "async def ")):
-            j = i - 1
-            while j >= 0 and lines[j].lstrip().startswith("@"):
-                if _GRAD_OFF.search(lines[j]):
+            j = header - 1  # its decorators above it
+            while j >= 0 and ctx.source.line_text(j).lstrip().startswith("@"):
+                if _GRAD_OFF.search(ctx.source.line_text(j)):
                     return True
                 j -= 1
+        line, indent = header, len(text) - len(stripped)
     return False
 
 
