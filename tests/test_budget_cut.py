@@ -87,5 +87,17 @@ def test_the_call_budget_is_noted_at_the_call_it_refused():
     report = Engine(editor=False).check(text, "calls.py")  # 14 passes of 70 calls, then the 21st call of pass 15
     assert [(f.code, f.span.start_line + 1) for f in report.findings] == [("GG201", 81)]
     assert [(n.span.start_line + 1, n.message) for n in report.parse_notes] == [
-        (30, "the analysis budget (1,000 interpreted calls) ran out at this line: the rest of this block was not "
-             "checked in full (its loops ran once from here)")]
+        (30, "the analysis budget (1,000 interpreted calls) ran out at this line: the calls after it in this block "
+             "were not followed")]
+
+
+def test_a_call_too_deep_to_follow_is_noted_at_the_call():
+    """Calls nested more than 8 deep are not followed (a chain of helpers): the call where that happened is named,
+    so a write in the helper that was not followed is not passed over as clean."""
+    helpers = "".join(f"def f{i}(x):\n    return f{i + 1}(x)\n\n\n" for i in range(9))
+    text = (f"import torch\n\n\n{helpers}def f9(x):\n    y = x.exp()\n    y.add_(1)\n    return y\n\n\n"
+            "out = f0(torch.randn(3, requires_grad=True))\nout.sum().backward()\n")
+    report = Engine(editor=False).check(text, "deep.py")
+    assert [(n.span.start_line + 1, n.message) for n in report.parse_notes] == [
+        (33, "calls nested more than 8 deep are not followed: what this call does was not checked")]
+    assert text.splitlines()[32] == "    return f8(x)"

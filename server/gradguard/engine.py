@@ -490,11 +490,10 @@ def _budget_notes(facts, locator) -> list[ParseNote]:
     """A note at each line where a run's budget ran out: what follows was not checked in full, so the file never
     passes as clean."""
     notes = []
-    for node, top, spent in facts.budget_cuts:
+    for node, top, message in facts.budget_cuts:
         span = locator.span(node, top)
         line = span.start_line if span is not None else 0
-        notes.append(ParseNote(Span(line, 0, line, 0), f"the analysis budget ({spent}) ran out at this line: the rest "
-                               "of this block was not checked in full (its loops ran once from here)"))
+        notes.append(ParseNote(Span(line, 0, line, 0), message))
     return notes
 
 

@@ -84,7 +84,7 @@ class FileAnalysis:
         self.module_of: dict[int, cst.Module] = {}  # id(top-level statement) -> its block module
         self.steps = 0
         self.calls = 0
-        self.budget_noted = False  # this run's first budget cut is noted (one note per run)
+        self.budget_noted: set[str] = set()  # the budgets whose first cut in this run is noted (one note each)
         self.deps: set | None = None  # block modules read by the current cached run
         self._locals: dict[int, set[str]] = {}
         self._generators: dict[int, bool] = {}  # id(FunctionDef) -> has a `yield` of its own
@@ -378,7 +378,7 @@ class FileAnalysis:
                 self.summaries = SummaryStore()
                 self.steps = 0
                 self.calls = 0
-                self.budget_noted = False
+                self.budget_noted = set()
                 for stmt in module.body:
                     self._run_definitions(stmt, class_info=None, top=stmt)
                 deps = tuple(self.deps - {module})
@@ -398,12 +398,13 @@ class FileAnalysis:
                                    if p.detail.get("escape_of", "") not in self.called_names or not p.detail.get("escape_of")]
         return file_facts
 
-    def note_budget_cut(self, scope, node, spent: str) -> None:
-        """The first budget cut of this run: where it happened (a statement or a call) and what ran out."""
-        if self.budget_noted or node is None:
+    def note_budget_cut(self, scope, node, budget: str, message: str) -> None:
+        """The first cut of a budget ("statements", "calls", "depth") in this run: where it happened (a statement
+        or a call) and what it left unchecked."""
+        if budget in self.budget_noted or node is None:
             return
-        self.budget_noted = True
-        scope.facts.budget_cuts.append((node, scope.top, spent))
+        self.budget_noted.add(budget)
+        scope.facts.budget_cuts.append((node, scope.top, message))
 
     def _run_module_code(self) -> None:
         """Interpret the module's statements in order, into `self.facts`."""

@@ -279,8 +279,10 @@ class Scope:
         a.steps += 1
         if a.cancelled is not None and not a.steps & 127 and a.cancelled():
             raise AnalysisCancelled  # a newer edit of the document: its analysis replaces this one
-        if a.steps > a.max_steps and not a.budget_noted:
-            a.note_budget_cut(self, stmt, f"{a.max_steps:,} interpreted statements")
+        if a.steps > a.max_steps and "statements" not in a.budget_noted:
+            a.note_budget_cut(self, stmt, "statements", f"the analysis budget ({a.max_steps:,} interpreted statements) "
+                              "ran out at this line: the rest of this block was not checked in full (its loops ran "
+                              "once from here)")
         return a.steps <= 2 * a.max_steps
 
     # ---- names ----------------------------------------------------------
