@@ -125,8 +125,8 @@ class FileIndex:
             yield from self.nodes(top)
 
     def sequential_items(self) -> dict:
-        """id(layer constructor) -> (the arguments of the first `Sequential(...)` call holding it before it, whether
-        that call spreads `*args`)."""
+        """id(layer constructor) -> (the arguments of the first `Sequential(...)` call holding it, its position among
+        them, whether that call spreads `*args`). The arguments are one list shared by all of them."""
         if self._sequential_items is None:
             items: dict[int, tuple] = {}
             for node in self.all_nodes():
@@ -134,7 +134,7 @@ class FileIndex:
                     values = [a.value for a in node.args]
                     starred = any(a.star for a in node.args)
                     for i, value in enumerate(values):
-                        items.setdefault(id(value), (values[:i], starred))
+                        items.setdefault(id(value), (values, i, starred))
             self._sequential_items = items
         return self._sequential_items
 

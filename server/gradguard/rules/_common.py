@@ -373,9 +373,10 @@ def _inside_sequential_not_first(ctx: RuleContext, ctor, hint) -> bool:
     if ctor is None:
         return False
     found = file_index(ctx).sequential_items().get(id(ctor))
-    if found is None or found[1]:
+    if found is None or found[2]:
         return False
-    for layer in reversed(found[0]):
+    values, at, _ = found
+    for layer in reversed(values[max(0, at - 64):at]):  # the nearest 64 before it (a longer run passing on: refused)
         kind = _torch_layer_kind(ctx, layer)
         if kind == "new":
             return True
