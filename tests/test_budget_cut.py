@@ -101,3 +101,20 @@ def test_a_call_too_deep_to_follow_is_noted_at_the_call():
     assert [(n.span.start_line + 1, n.message) for n in report.parse_notes] == [
         (33, "calls nested more than 8 deep are not followed: what this call does was not checked")]
     assert text.splitlines()[32] == "    return f8(x)"
+
+
+def test_a_cut_in_a_function_linked_from_another_file_is_said_on_line_one(gg, tmp_path):
+    """`heavy` lives in heavy.py of the same project: its lines are not train.py's, so the note goes to line 1."""
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "demo"\nversion = "0"\n')
+    program = heavy_program(bug=True)
+    definition, _, rest = program.partition("\n\n\nw = ")
+    (tmp_path / "heavy.py").write_text(definition + "\n")
+    (tmp_path / "train.py").write_text("import torch\nfrom heavy import heavy\n\nw = " + rest)
+    status, out = gg("--concise", "train.py")
+    assert status == 1
+    assert out.splitlines()[:2] == [
+        "train.py:1:1: parse in code linked from another file, the analysis budget (60,000 interpreted statements) "
+        "ran out: the rest of this block was not checked in full (its loops ran once from here)",
+        "train.py:23:1: GG201 `z` was saved for backward by `exp` on line 22; this in-place `add_()` changes it, "
+        "so `backward()` on line 24 will fail.",
+    ]
