@@ -258,8 +258,10 @@ ACTIVATION_PROGRAMS["seq_hooked"] = '''
 import torch
 from torch import nn
 seen = []
+def keep(module, args, out):
+    seen.append(out)
 act = nn.Tanh()  # not a sigmoid: relu would change none of its positive values
-act.register_forward_hook(lambda module, args, out: seen.append(out))
+act.register_forward_hook(keep)
 net = nn.Sequential(nn.Linear(4, 4), act, nn.ReLU(inplace=True))
 out = net(torch.randn(2, 4) * 4)
 out.sum().backward()

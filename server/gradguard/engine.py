@@ -488,9 +488,15 @@ def _note(report: Report, block, parsed) -> None:
 
 def _budget_notes(facts, locator, entry_lines: int | None = None) -> list[ParseNote]:
     """A note at each line where a run's budget ran out: what follows was not checked in full, so the file never
-    passes as clean. A cut inside a definition linked from another file (past `entry_lines`) is said on line 1."""
+    passes as clean. A cut inside a definition linked from another file (past `entry_lines`) is said on line 1.
+    One note per budget and file, the first cut's (each function run on its own may meet the same limit: a chain
+    of N helpers deeper than 8 would give N notes, and place N blocks)."""
     notes = []
+    said = set()
     for node, top, message in facts.budget_cuts:
+        if message in said:
+            continue
+        said.add(message)
         span = locator.span(node, top)
         line = span.start_line if span is not None else 0
         if entry_lines is not None and line >= entry_lines:
