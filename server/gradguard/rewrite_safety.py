@@ -526,14 +526,19 @@ def inplace_receiver(node):
     return receiver
 
 
-def returns_an_argument(facts, call, made) -> bool:
-    """The tensor the analysis got for `call` is one of its arguments' (an empty `nn.Sequential`, `nn.Identity`, a
-    function returning its parameter), or shares an argument's counter."""
+def argument_handed_on(facts, call):
+    """The argument of `call` whose tensor the call returns, by the analysis's values (`drop(h)` of a dropout with
+    p=0, an empty `nn.Sequential`, an in-place layer); None when it returns a tensor of its own, or is no call."""
+    if not isinstance(call, cst.Call):
+        return None
+    made = facts.expr_values.get(id(call))
+    if made is None:
+        return None
     for arg in call.args:
         value = facts.expr_values.get(id(arg.value)) or facts.name_values.get(id(arg.value))
         if value is not None and (value is made or value.counter is made.counter):
-            return True
-    return False
+            return arg.value
+    return None
 
 
 def shares_counter(ctx, made) -> bool:
@@ -554,12 +559,16 @@ def unobservable_rebinding(ctx, write, hint, name: str) -> str | None:
     def tensors(node) -> bool:
         return facts.expr_values.get(id(node)) is not None or facts.name_values.get(id(node)) is not None
 
-    def new_tensor(call) -> bool:
-        """The analysis ran the call (a layer, a function of this file) and got a tensor no other value shares."""
+    def new_tensor(call, depth: int = 0) -> bool:
+        """The analysis ran the call (a layer, a function of this file) and got a tensor no other value shares; a
+        call handing an argument on (`drop(act(h))`) is as new as that argument."""
         made = facts.expr_values.get(id(call))
         if made is None or made.view_of is not None or made.data_of is not None:
             return False
-        return not returns_an_argument(facts, call, made) and not shares_counter(ctx, made)
+        passed = argument_handed_on(facts, call)
+        if passed is not None:
+            return depth < 64 and _fresh(passed, lambda inner: new_tensor(inner, depth + 1), tensors) is True
+        return not shares_counter(ctx, made)
 
     if holder is not None and any(p.name.value == name for p in _params(holder.params)):
         return f"`{name}` is a parameter (the caller's tensor would no longer be modified)"

@@ -9,7 +9,7 @@ from .. import fixes
 from ..file_index import file_index
 from ..findings import Edit
 from ..source import Span
-from ..rewrite_safety import inplace_receiver, returns_an_argument, unobservable_rebinding, zh_reason
+from ..rewrite_safety import argument_handed_on, inplace_receiver, unobservable_rebinding, zh_reason
 from . import RuleContext
 
 
@@ -311,7 +311,7 @@ def _call_input_risk(ctx: RuleContext, call, stmt, top) -> str | None:
     # a call that hands an argument on (`self.pre(t)` of an empty `nn.Sequential`, an in-place layer): the input
     # is that argument, followed down to a name or a tensor made there
     for _ in range(64):
-        passed = _argument_handed_on(ctx, first)
+        passed = argument_handed_on(ctx.facts, first)
         if passed is None:
             break
         first = passed
@@ -347,21 +347,6 @@ def _forward_hooks_risk(ctx: RuleContext) -> str | None:
     if file_index(ctx).mentions("forward_hook") or file_index(ctx).mentions("forward_pre_hook"):
         return ctx.t("a forward hook of this file may keep the tensor the activation writes",
                      "本文件的前向钩子可能保留激活所写的张量")
-    return None
-
-
-def _argument_handed_on(ctx: RuleContext, expr):
-    """The argument of call `expr` whose tensor the call returns (by the analysis's values); None when it returns
-    a tensor of its own, or is no call."""
-    if not isinstance(expr, cst.Call):
-        return None
-    made = ctx.facts.expr_values.get(id(expr))
-    if made is None or not returns_an_argument(ctx.facts, expr, made):
-        return None
-    for arg in expr.args:
-        value = ctx.facts.expr_values.get(id(arg.value)) or ctx.facts.name_values.get(id(arg.value))
-        if value is not None and (value is made or value.counter is made.counter):
-            return arg.value
     return None
 
 
