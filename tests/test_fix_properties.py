@@ -107,6 +107,21 @@ HOSTILE = {
                          "for t in range(3):\n    out, new = lstm(torch.randn(2, 1, 3), state)\n    loss = out.sum()\n"
                          "    opt.zero_grad()\n    loss.backward(retain_graph=True)\n    opt.step()\n"
                          "    state = [*(s2 := new)]\n",
+    # issue 33: shapes whose safe fix used to change a value (now a copy at the op, or an unsafe fix)
+    "chained_targets": HEAD + "p = q = torch.exp(x)\np /= p.sum()\n(p.sum() + q.sum()).backward()\n",
+    "retained_grad": HEAD + "p = torch.exp(x)\np.retain_grad()\np /= p.sum()\np.sum().backward()\nprint(p.grad)\n",
+    "attribute_on_tensor": HEAD + "p = torch.exp(x)\np.tag = 2.0\np /= p.sum()\n(p * p.tag).sum().backward()\n",
+    "builtin_max": HEAD + "p = torch.exp(x)\nq = max(p, torch.zeros(3), key=lambda t: t.sum().item())\np /= 2\n"
+                   "(q.sum() + p.sum()).backward()\n",
+    "inplace_receiver_method": HEAD + "t = x * 2\np = t.sigmoid_()\np /= p.sum()\n(t.sum() + p.sum()).backward()\n",
+    "inplace_receiver_function": HEAD + "t = x * 2\np = torch.relu_(t)\np /= 2\n(t.sum() + p.sum()).backward()\n",
+    "hooked_sequential": HEAD + "act = nn.Tanh()\nact.register_forward_hook(lambda m, i, o: None)\n"
+                         "net = nn.Sequential(nn.Linear(3, 3), act, nn.ReLU(inplace=True))\n"
+                         "net(x.unsqueeze(0)).sum().backward()\n",
+    "empty_sequential": HEAD + "class Block(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+                        "        self.pre = nn.Sequential()\n        self.relu = nn.ReLU(inplace=True)\n"
+                        "    def forward(self, x):\n        t = torch.tanh(x)\n        h = self.pre(t)\n"
+                        "        h = self.relu(h)\n        return h, t\na, b = Block()(x)\n(a.sum() + b.sum()).backward()\n",
     "carry_crlf": "import torch\r\nfrom torch import nn\r\ncell = nn.RNNCell(2, 4)\r\n"
                   "opt = torch.optim.SGD(cell.parameters(), lr=0.1)\r\nh = torch.zeros(1, 4)\r\nfor t in range(3):\r\n"
                   "    h_next = cell(torch.randn(1, 2), h)\r\n    loss = h_next.sum()\r\n    opt.zero_grad()\r\n"

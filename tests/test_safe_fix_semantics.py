@@ -37,10 +37,24 @@ SHAPES = {
     "function_local": "def f(x):\n    p = {make}\n    {write}\n    return p\nloss = f(x).sum()\n",
     "loop_fresh": "total = 0\nfor i in range(2):\n    p = {make}\n    {write}\n    total = total + p.sum()\nloss = total\n",
     "loop_kept": "keep = []\np = {make}\nfor i in range(2):\n    {write}\n    keep.append(p)\nloss = sum(k.sum() for k in keep)\n",
+    # issue 33: each a second reference the re-binding would leave behind
+    "chained": "p = q = {make}\n{write}\nloss = q.sum() + p.sum()\n",
+    "chained_second": "q = p = {make}\n{write}\nloss = q.sum() + p.sum()\n",
+    "walrus": "p = {make}\nif (q := p) is not None:\n    pass\n{write}\nloss = q.sum() + p.sum()\n",
+    "walrus_bound": "if (p := {make}) is not None:\n    pass\n{write}\nloss = p.sum()\n",
+    "star_unpacked": "p = {make}\nfirst, *rest = [p, p * 2]\n{write}\nloss = first.sum() + rest[0].sum()\n",
+    "attribute_set": "p = {make}\np.tag = 2.0\n{write}\nloss = p.sum() * p.tag\n",
+    "retain_grad": "p = {make}\np.retain_grad()\n{write}\nloss = p.sum()\n",
+    "builtin_max": "p = {make}\nq = max(p, torch.zeros(4), key=lambda t: t.sum().item())\n{write}\nloss = q.sum() + p.sum()\n",
+    "builtin_min": "p = {make}\nq = min([p], key=len)\n{write}\nloss = q.sum() + p.sum()\n",
+    "builtin_sorted": "p = {make}\nq = sorted([p], key=len)[0]\n{write}\nloss = q.sum() + p.sum()\n",
+    # the saved tensor is the one an in-place op wrote: a copy of its receiver (or of its output) leaves `t` behind
+    "inplace_method_receiver": "t = {make} * 2\np = t.sigmoid_()\n{write}\nloss = t.sum() + p.sum()\n",
+    "inplace_function_receiver": "t = {make} * 2\np = torch.relu_(t)\n{write}\nloss = t.sum() + p.sum()\n",
 }
 MAKES = ["torch.sigmoid(x)", "x.exp()", "torch.tanh(x * 2)"]
 WRITES = ["p /= p.sum()", "p.div_(p.sum())", "p += 1", "p.mul_(2)", "p.clamp_(max=0.5)"]
-TAIL = "loss.backward()\n"
+TAIL = "loss.backward()\ndone = True\n"  # a line after backward: its record holds the gradients
 
 
 def programs():
@@ -59,6 +73,9 @@ def _reachable(namespace: dict) -> dict:
             continue
         if isinstance(value, torch.Tensor):
             seen[name] = value
+            if (value.is_leaf or value.retains_grad) and value.grad is not None:
+                # `retain_grad()`: the gradient asked for is a value too
+                seen[f"{name}.grad"] = value.grad
         elif isinstance(value, (list, tuple)):
             seen.update({f"{name}[{i}]": v for i, v in enumerate(value) if isinstance(v, torch.Tensor)})
         elif isinstance(value, dict):
@@ -90,7 +107,7 @@ def run_recording(code: str):
     sys.settrace(tracer)
     try:
         exec(compile(code, "<program>", "exec"), namespace)
-    except RuntimeError as exc:
+    except Exception as exc:  # noqa: BLE001 - a fix that breaks the program (AttributeError...) is an error too
         error = exc
     finally:
         sys.settrace(None)
@@ -111,10 +128,26 @@ def _same_values(before: dict, after: dict) -> list[str]:
             or not torch.allclose(before[k], after[k], rtol=1e-6, atol=0)]
 
 
+def reference(code: str) -> str | None:
+    """The program as meant: the op's output copied where it is made, which changes no value (None when the shape
+    writes what an in-place op made, where no copy keeps every value)."""
+    for make in MAKES:
+        if f"{make} * 2" in code:
+            return None
+        if make in code:
+            return code.replace(make, f"({make}).clone()", 1)
+    return None
+
+
 @pytest.mark.parametrize("code", list(programs()))
 def test_a_safe_fix_changes_no_value_before_the_old_crash(code):
     original, error = run_recording(code)
-    assert error is not None, "the generated program must raise (it is a bug)"
+    assert isinstance(error, RuntimeError), "the generated program must raise (it is a bug)"
+    meant = reference(code)
+    meant_records = None
+    if meant is not None:
+        meant_records, meant_error = run_recording(meant)
+        assert meant_error is None, meant
     findings = [f for f in ENGINE.check(code, "t.py").findings if f.fix is not None]
     assert findings, "every shape here gets a fix"
     for finding in findings:
@@ -128,6 +161,12 @@ def test_a_safe_fix_changes_no_value_before_the_old_crash(code):
         for i, (a, b) in enumerate(zip(original, fixed)):
             changed = _same_values(a, b)
             assert not changed, (finding.fix.message, f"line event {i}", changed, fixed_code)
+        # after the old crash: every value, gradients included, is the one the program meant
+        if meant_records is not None:
+            assert len(fixed) == len(meant_records), (finding.fix.message, fixed_code)
+            for i, (a, b) in enumerate(zip(meant_records, fixed)):
+                changed = _same_values(a, b)
+                assert not changed, (finding.fix.message, f"line event {i}", changed, fixed_code)
 
 
 def test_the_alias_shapes_are_not_rewritten_safely():
@@ -214,7 +253,62 @@ F.relu(h, inplace=True)
 h.sum().backward()
 ''',
 }
-ACTIVATION_SAFETY = {"resnet": "safe", "param": "unsafe", "seq": "safe", "arg_other": "unsafe", "arg_alone": "safe"}
+# issue 33: a forward hook keeps the layer's output; an empty `nn.Sequential` hands its input on
+ACTIVATION_PROGRAMS["seq_hooked"] = '''
+import torch
+from torch import nn
+seen = []
+def keep(module, args, out):
+    seen.append(out)
+act = nn.Tanh()  # not a sigmoid: relu would change none of its positive values
+act.register_forward_hook(keep)
+net = nn.Sequential(nn.Linear(4, 4), act, nn.ReLU(inplace=True))
+out = net(torch.randn(2, 4) * 4)
+out.sum().backward()
+'''
+ACTIVATION_PROGRAMS["seq_pass_through"] = '''
+import torch
+from torch import nn
+net = nn.Sequential(nn.Sequential(), nn.ReLU(inplace=True))
+h = torch.tanh(torch.randn(2, 4, requires_grad=True))
+out = net(h)
+(out.sum() + h.sum()).backward()
+'''
+ACTIVATION_PROGRAMS["empty_sequential"] = '''
+import torch
+from torch import nn
+class Block(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(4, 4)
+        self.pre = nn.Sequential()
+        self.relu = nn.ReLU(inplace=True)
+    def forward(self, x):
+        t = torch.tanh(self.lin(x))
+        h = self.pre(t)
+        h = self.relu(h)
+        return h, t
+a, b = Block()(torch.randn(2, 4) * 4)
+(a.sum() + b.sum()).backward()
+'''
+ACTIVATION_PROGRAMS["empty_sequential_temporary"] = '''
+import torch
+from torch import nn
+class Block(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(4, 4)
+        self.pre = nn.Sequential()
+        self.relu = nn.ReLU(inplace=True)
+    def forward(self, x):
+        t = torch.tanh(self.lin(x))
+        return self.relu(self.pre(t)), t
+a, b = Block()(torch.randn(2, 4) * 4)
+(a.sum() + b.sum()).backward()
+'''
+ACTIVATION_SAFETY = {"resnet": "safe", "param": "unsafe", "seq": "safe", "arg_other": "unsafe", "arg_alone": "safe",
+                     "seq_hooked": "unsafe", "seq_pass_through": "unsafe", "empty_sequential": "unsafe",
+                     "empty_sequential_temporary": "unsafe"}
 
 
 @pytest.mark.parametrize("name", sorted(ACTIVATION_PROGRAMS))

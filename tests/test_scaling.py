@@ -31,6 +31,8 @@ EXPECTED = {
     "loop-pairs": lambda n: ["GG201"] * n,
     "loop-branches": lambda n: ["GG201"] * n,
     "layer-rows": lambda n: ["GG201"],
+    "finding-rows": lambda n: ["GG202"] * n,  # a finding per row: no fix may walk the file per finding
+    "rewrite-rows": lambda n: ["GG201"] * n,  # nor prove each re-binding by a walk of the function
     "block-rows": lambda n: ["GG201"],
     "literal": lambda n: ["GG201"],
     "call-chain": lambda n: ["GG101"],

@@ -135,6 +135,7 @@ class Engine:
         locator = Locator(source, good, None)
         facts.locator = locator
         report.facts = facts
+        report.parse_notes.extend(_budget_notes(facts, locator, program.entry_lines if program is not None else None))
         ctx = RuleContext(source=source, facts=facts, locator=locator, lang=lang)
         findings: list[Finding] = []
         for rule in all_rules():
@@ -483,6 +484,25 @@ def _note(report: Report, block, parsed) -> None:
     line, col = parsed.error_at
     start = block.start_line + line
     report.parse_notes.append(ParseNote(Span(start, col, start, col), f"{parsed.error} ({_lines(block)} not analysed)"))
+
+
+def _budget_notes(facts, locator, entry_lines: int | None = None) -> list[ParseNote]:
+    """A note at each line where a run's budget ran out: what follows was not checked in full, so the file never
+    passes as clean. A cut inside a definition linked from another file (past `entry_lines`) is said on line 1.
+    One note per budget and file, the first cut's (each function run on its own may meet the same limit: a chain
+    of N helpers deeper than 8 would give N notes, and place N blocks)."""
+    notes = []
+    said = set()
+    for node, top, message in facts.budget_cuts:
+        if message in said:
+            continue
+        said.add(message)
+        span = locator.span(node, top)
+        line = span.start_line if span is not None else 0
+        if entry_lines is not None and line >= entry_lines:
+            line, message = 0, "in code linked from another file, " + message.replace(" ran out at this line", " ran out")
+        notes.append(ParseNote(Span(line, 0, line, 0), message))
+    return notes
 
 
 def _lines(block) -> str:

@@ -9,9 +9,11 @@ a tensor passed to a call or stored in a container) is an alias the rewrite woul
 """
 from __future__ import annotations
 
+import bisect
+
 import libcst as cst
 
-from .fixes import _function_holding
+from .file_index import file_index
 
 # Tensor methods and attributes whose result may be the tensor itself or share its storage: reading `p` through
 # them makes an alias. The op table adds the view ops it knows; a trailing `_` (an in-place method) returns self.
@@ -29,10 +31,12 @@ _ALIAS_ATTRIBUTES = frozenset({"T", "mT", "H", "mH", "real", "imag", "data"})
 # Functions of torch that return their argument or a view of it.
 _ALIAS_FUNCTIONS = _ALIAS_METHODS | frozenset({"as_tensor", "from_numpy", "broadcast_tensors", "atleast_1d",
                                                "atleast_2d", "atleast_3d", "meshgrid", "asarray"})
-# Builtins that only read a tensor.
+# Builtins that only read a tensor. Not `min`/`max`/`sorted`/`next`...: they return one of their arguments (or a
+# row of it), so what they return is the tensor itself.
 _READING_BUILTINS = frozenset({"print", "len", "float", "int", "bool", "str", "repr", "format", "isinstance", "type",
-                               "id", "hash", "round", "abs", "min", "max", "sum", "any", "all", "math.isnan",
-                               "math.isfinite"})
+                               "id", "hash", "round", "abs", "sum", "any", "all", "math.isnan", "math.isfinite"})
+# Methods whose effect stays with the tensor object: after a re-binding the new tensor would not have it.
+_IDENTITY_METHODS = frozenset({"retain_grad"})
 _TORCH_PREFIXES = ("torch.nn.functional.", "torch.", "F.", "nn.functional.", "torch.linalg.", "torch.special.")
 _LOOPS = (cst.For, cst.While)
 _BUDGET = 20_000  # statements walked by all proofs of one file
@@ -76,6 +80,9 @@ class _Scan:
         self.seen_write = False
         self.module_level = False
         self.spent = None  # the file's shared count of statements walked
+        self.fails: list = []  # (position, reason), in walk order
+        self.statement_at: dict = {}  # id(statement) -> (position, loops, conditional)
+        self._bind_events = None  # the bind events, their positions, the unconditional ones', the alias events
 
     # -------------------------------------------------------------- the walk
     def statements(self, body, loops: tuple, conditional: bool) -> None:
@@ -86,6 +93,7 @@ class _Scan:
         self.position += 1
         if self.spent is not None:
             self.spent[0] += 1
+        self.statement_at[id(stmt)] = (self.position, loops, conditional)
         if stmt is self.write_stmt:
             self.seen_write = True
             self.write_loops = loops
@@ -183,6 +191,12 @@ class _Scan:
             self.expression(small.value, loops, bound)
             for target in small.targets:
                 self.target(target.target, small.value, loops, conditional)
+            if len(small.targets) > 1 and any(_binds(t.target, name) for t in small.targets):
+                # `p = q = torch.exp(x)`: every target holds the one tensor (recorded after the binding, so only a
+                # later fresh binding of `p` clears it)
+                self.events.append((self.position, loops, "alias",
+                                    f"`{name}` is one of the targets of a chained assignment (the others hold the "
+                                    "same tensor)"))
             return
         if isinstance(small, cst.AnnAssign):
             if small.value is not None:
@@ -192,6 +206,7 @@ class _Scan:
         if isinstance(small, cst.AugAssign):
             self.expression(small.value, loops)
             if not (isinstance(small.target, cst.Name) and small.target.value == name):
+                self.attribute_store(small.target, loops)
                 self.expression(small.target, loops)  # `q[p] += 1` reads p; `p += 1` writes the same tensor
             return
         if isinstance(small, (cst.Del, cst.Pass, cst.Break, cst.Continue)):
@@ -222,7 +237,15 @@ class _Scan:
             if _binds(target, self.name):
                 self.fail(f"`{self.name}` is unpacked from another value (it may be one of its views)")
             return
+        self.attribute_store(target, loops)
         self.expression(target, loops)  # `d[k] = ...`, `self.a = ...`: their parts are read
+
+    def attribute_store(self, target, loops: tuple) -> None:
+        """`p.tag = ...`, `p.grad = ...`: the attribute stays on the old tensor; the re-bound name has none."""
+        if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and \
+                target.value.value == self.name:
+            self.events.append((self.position, loops, "alias",
+                                f"`{self.name}.{target.attr.value}` is set (the new tensor would not have it)"))
 
     def inner_scope(self, node) -> None:
         """A def or lambda. In a function, reading the name there captures it (the closure keeps a reference). At
@@ -272,6 +295,7 @@ class _Scan:
             self.events.append((self.position, loops, "alias", escape))
 
     def fail(self, reason: str) -> None:
+        self.fails.append((self.position, reason))
         if self.reason is None:
             self.reason = reason
 
@@ -281,22 +305,46 @@ class _Scan:
             return self.reason
         if not self.seen_write:
             return "the write is not in the scope the proof walked"
-        binds = [e for e in self.events if e[2] == "bind"]
-        if not any(e[0] < self.write_position for e in binds):
+        return self._judge()
+
+    def verdict_at(self, write_stmt) -> str | None:
+        """The verdict for a write statement (a simple statement line) of a scan made without one: what the
+        statement itself does is left out, as if the walk had skipped it."""
+        at = self.statement_at.get(id(write_stmt))
+        if at is None:
+            return self.reason or "the write is not in the scope the proof walked"
+        reason = next((r for position, r in self.fails if position != at[0]), None)
+        if reason is not None:
+            return reason
+        self.write_position, self.write_loops, self.write_conditional = at
+        return self._judge()
+
+    def _judge(self) -> str | None:
+        """Events at the write's own position are the write statement's (a scan shared by several writes walked
+        it): they are left out. Bind positions are sorted (events are recorded in walk order), so each question
+        about them is a bisection, and many writes of one name cost no walk of its events each."""
+        if self._bind_events is None:
+            self._bind_events = [e for e in self.events if e[2] == "bind"]
+            self._bind_positions = [e[0] for e in self._bind_events]
+            self._fresh_positions = [e[0] for e in self._bind_events if not e[3]]
+            self._aliases = [e for e in self.events if e[2] == "alias"]
+        at = self.write_position
+        if bisect.bisect_left(self._bind_positions, at) == 0:
             return f"`{self.name}` is not bound in this scope before the write"
-        for position, loops, kind, detail in self.events:
-            if kind != "alias":
+        for position, loops, kind, detail in self._aliases:
+            if position == at:
                 continue
-            if position < self.write_position and not self._rebound_between(position, binds):
+            if position < at and not self._rebound_between(position):
                 return detail
             shared = [loop for loop in loops if loop in self.write_loops]
-            if shared and not self._rebound_in_loop(shared[-1], binds):
+            if shared and not self._rebound_in_loop(shared[-1], self._bind_events):
                 return detail + " in a loop that writes it again"
         return None
 
-    def _rebound_between(self, position: int, binds) -> bool:
+    def _rebound_between(self, position: int) -> bool:
         """An unconditional fresh binding between an alias and the write: the alias holds an older tensor."""
-        return any(position < b[0] < self.write_position and not b[3] for b in binds)
+        after = bisect.bisect_right(self._fresh_positions, position)
+        return after < len(self._fresh_positions) and self._fresh_positions[after] < self.write_position
 
     def _rebound_in_loop(self, loop, binds) -> bool:
         """The loop body binds a fresh tensor before the write on every pass (the alias of a pass is never
@@ -390,6 +438,8 @@ def _escape(name_node, parents: tuple, context: str | None, tensors) -> str | No
             grand = parents[i - 1] if i > 0 else None
             attr = parent.attr.value
             if isinstance(grand, cst.Call) and grand.func is parent:
+                if attr in _IDENTITY_METHODS:
+                    return f"`{name}.{attr}()` is called (the new tensor would not keep its gradient)"
                 if not _aliasing_method(attr):
                     return None  # `p.sum()`, `p.exp()`: a new tensor
                 cur, i = grand, i - 2  # `p.view(-1)`: an alias, followed further up
@@ -454,55 +504,111 @@ def _passed(name: str, call, tensors) -> str | None:
     return f"`{name}` is passed to `{callee or 'a call'}` (it may keep a reference)"
 
 
+def inplace_receiver(node):
+    """The tensor an in-place call writes, when it is not a temporary: `t` of `t.sigmoid_()`, `p` of
+    `torch.relu_(p)`, `t.view(-1)` of `t.view(-1).exp_()`; None for a temporary (`torch.exp(x).sigmoid_()`) and
+    for anything but an in-place call. Its result is that tensor itself."""
+    if not isinstance(node, cst.Call):
+        return None
+    func = node.func
+    function = _torch_function(func)
+    name = function or (func.attr.value if isinstance(func, cst.Attribute) else
+                        func.value if isinstance(func, cst.Name) else "")
+    if not name.endswith("_") or name.startswith("_"):
+        return None
+    if function is None and isinstance(func, cst.Attribute):
+        receiver = func.value
+    else:
+        positional = [a.value for a in node.args if a.keyword is None and not a.star]
+        receiver = positional[0] if positional else None
+    if receiver is None or _fresh(receiver, lambda call: False, lambda expr: True) is True:
+        return None
+    return receiver
+
+
+def argument_handed_on(facts, call):
+    """The argument of `call` whose tensor the call returns, by the analysis's values (`drop(h)` of a dropout with
+    p=0, an empty `nn.Sequential`, an in-place layer); None when it returns a tensor of its own, or is no call."""
+    if not isinstance(call, cst.Call):
+        return None
+    made = facts.expr_values.get(id(call))
+    if made is None:
+        return None
+    for arg in call.args:
+        value = facts.expr_values.get(id(arg.value)) or facts.name_values.get(id(arg.value))
+        if value is not None and (value is made or value.counter is made.counter):
+            return arg.value
+    return None
+
+
+def shares_counter(ctx, made) -> bool:
+    """Another tensor made elsewhere shares the counter of `made` (a view of it, or it of another)."""
+    return any(t is not made and t.origin is not made.origin
+               for t in file_index(ctx).tensors_on_counter(made.counter))
+
+
 def unobservable_rebinding(ctx, write, hint, name: str) -> str | None:
     """None when re-binding `name` instead of the in-place `write` is proven unobservable; else the reason.
 
     Reasons read as a clause: "`p` is a loop variable (the tensor is also an item of what the loop walks)".
     """
     stmt = write.stmt
-    holder = _function_holding(write.top or hint, stmt)
+    holder = file_index(ctx).function_holding(write.top or hint, stmt)
     facts = ctx.facts
 
     def tensors(node) -> bool:
         return facts.expr_values.get(id(node)) is not None or facts.name_values.get(id(node)) is not None
 
-    def new_tensor(call) -> bool:
-        """The analysis ran the call (a layer, a function of this file) and got a tensor no other value shares."""
+    def new_tensor(call, depth: int = 0) -> bool:
+        """The analysis ran the call (a layer, a function of this file) and got a tensor no other value shares; a
+        call handing an argument on (`drop(act(h))`) is as new as that argument."""
         made = facts.expr_values.get(id(call))
         if made is None or made.view_of is not None or made.data_of is not None:
             return False
-        counter = made.counter
-        return not any(t.counter is counter and t is not made and t.origin is not made.origin
-                       for t in facts.expr_values.values())
+        passed = argument_handed_on(facts, call)
+        if passed is not None:
+            return depth < 64 and _fresh(passed, lambda inner: new_tensor(inner, depth + 1), tensors) is True
+        return not shares_counter(ctx, made)
 
-    # The proof walks the scope once per fix: bounded per file, so a file of many writes stays linear (past the
-    # budget a rewrite is simply not proven safe).
-    spent = ctx.__dict__.setdefault("_rebinding_budget", [0])
-    if spent[0] > _BUDGET:
-        return "the file is too large for the proof"
-    scan = _Scan(name, stmt, tensors, new_tensor)
-    scan.spent = spent
-    if holder is not None:
-        if any(p.name.value == name for p in _params(holder.params)):
-            return f"`{name}` is a parameter (the caller's tensor would no longer be modified)"
-        if isinstance(holder.body, cst.IndentedBlock):
-            scan.statements(holder.body.body, (), False)
-        else:
-            return "the function is written on one line"
-        return scan.verdict()
-    if write.call_chain:
+    if holder is not None and any(p.name.value == name for p in _params(holder.params)):
+        return f"`{name}` is a parameter (the caller's tensor would no longer be modified)"
+    if holder is None and write.call_chain:
         return "the write runs inside a function called from here"
     blocks = getattr(ctx.locator, "blocks", None)
-    if not blocks:
+    if holder is None and not blocks:
         return "the module's other statements are not known"
-    scan.module_level = True
-    for pb in blocks:
-        module = pb.module
-        if module is None:
-            return "part of the file did not parse"
-        scan.statements(module.body, (), False)
-        # a class body reading the name: it runs as module code, but it is simpler to refuse
-    return scan.verdict()
+    if holder is None and any(pb.module is None for pb in blocks):
+        return "part of the file did not parse"
+    if holder is not None and not isinstance(holder.body, cst.IndentedBlock):
+        return "the function is written on one line"
+    # One walk of the scope per name, shared by every write of that name there (a write statement is left out
+    # of the verdict as the walk would have skipped it); the walks of one file are bounded, so a file of many
+    # scopes stays linear (past the budget a rewrite is simply not proven safe).
+    spent = ctx.__dict__.setdefault("_rebinding_budget", [0])
+    if not isinstance(stmt, cst.SimpleStatementLine):  # a compound statement: skipped whole by a walk of its own
+        if spent[0] > _BUDGET:
+            return "the file is too large for the proof"
+        return _walk_scope(_Scan(name, stmt, tensors, new_tensor), spent, holder, blocks).verdict()
+    scans = file_index(ctx).memo("rebinding scans")
+    key = (id(holder) if holder is not None else "module", name)
+    scan = scans.get(key)
+    if scan is None:
+        if spent[0] > _BUDGET:
+            return "the file is too large for the proof"
+        scan = scans[key] = _walk_scope(_Scan(name, None, tensors, new_tensor), spent, holder, blocks)
+    return scan.verdict_at(stmt)
+
+
+def _walk_scope(scan: _Scan, spent: list, holder, blocks) -> _Scan:
+    """Walk the function holding the write, or the whole module's statements."""
+    scan.spent = spent
+    if holder is not None:
+        scan.statements(holder.body.body, (), False)
+    else:
+        scan.module_level = True
+        for pb in blocks:
+            scan.statements(pb.module.body, (), False)
+    return scan
 
 
 # The reasons in Chinese: each English clause above, its code spans kept.
@@ -510,6 +616,10 @@ _C = r"(`[^`]*`)"
 _ZH = [
     (rf"^{_C} is a loop variable \(the tensor is also an item of what the loop walks\)", r"\1 是循环变量（该张量也是循环所遍历对象的元素）"),
     (rf"^{_C} is bound to another name or an attribute", r"\1 被绑定到另一个名字或属性"),
+    (rf"^{_C} is one of the targets of a chained assignment \(the others hold the same tensor\)",
+     r"\1 是链式赋值的目标之一（其他目标持有同一个张量）"),
+    (rf"^{_C} is set \(the new tensor would not have it\)", r"\1 被赋值（新张量没有这个属性）"),
+    (rf"^{_C} is called \(the new tensor would not keep its gradient\)", r"调用了 \1（新张量不会保留它的梯度）"),
     (rf"^{_C} is bound to another name or handed on", r"\1 被绑定到另一个名字或被传出"),
     (rf"^{_C} is iterated \(its rows are views\)", r"\1 被遍历（它的各行是视图）"),
     (rf"^{_C} is kept by a decorator or a default value", r"\1 被装饰器或默认值保存"),

@@ -35,7 +35,9 @@ _LIBRARY_ROOTS = {"torch", "numpy", "np", "os", "sys", "math", "random", "typing
 class FileAnalysis:
     """Runs the interpreter over one file's parsed blocks."""
 
-    max_steps = 60_000  # interpreted statements per run before loops run once and calls stop
+    # interpreted statements per run; past it the run notes where (the report is never a clean pass), and the rest
+    # of it runs on a second allowance as large, its loops once
+    max_steps = 60_000
     max_calls = 1_000  # interpreted calls per run
     max_unroll = 16  # a loop over a known sequence runs once per item up to this length
     max_module_walk = 256  # `for m in self.modules()` visits every module up to this many
@@ -82,6 +84,7 @@ class FileAnalysis:
         self.module_of: dict[int, cst.Module] = {}  # id(top-level statement) -> its block module
         self.steps = 0
         self.calls = 0
+        self.budget_noted: set[str] = set()  # the budgets whose first cut in this run is noted (one note each)
         self.deps: set | None = None  # block modules read by the current cached run
         self._locals: dict[int, set[str]] = {}
         self._generators: dict[int, bool] = {}  # id(FunctionDef) -> has a `yield` of its own
@@ -375,6 +378,7 @@ class FileAnalysis:
                 self.summaries = SummaryStore()
                 self.steps = 0
                 self.calls = 0
+                self.budget_noted = set()
                 for stmt in module.body:
                     self._run_definitions(stmt, class_info=None, top=stmt)
                 deps = tuple(self.deps - {module})
@@ -393,6 +397,14 @@ class FileAnalysis:
             file_facts.problems = [p for p in file_facts.problems
                                    if p.detail.get("escape_of", "") not in self.called_names or not p.detail.get("escape_of")]
         return file_facts
+
+    def note_budget_cut(self, scope, node, budget: str, message: str) -> None:
+        """The first cut of a budget ("statements", "calls", "depth") in this run: where it happened (a statement
+        or a call) and what it left unchecked."""
+        if budget in self.budget_noted or node is None:
+            return
+        self.budget_noted.add(budget)
+        scope.facts.budget_cuts.append((node, scope.top, message))
 
     def _run_module_code(self) -> None:
         """Interpret the module's statements in order, into `self.facts`."""

@@ -210,8 +210,15 @@ class Calls:
     # ---- functions of this file -----------------------------------------
     def call_function(self, scope, fn: FunctionRef, positional, keywords, node, bound=None, passed=None):
         target = fn.node
-        if (target in scope.stack or scope.depth >= MAX_DEPTH or scope.a.steps > scope.a.max_steps
+        if (target in scope.stack or scope.depth >= MAX_DEPTH or scope.a.steps > 2 * scope.a.max_steps
                 or scope.a.calls >= scope.a.max_calls):
+            a = scope.a
+            if a.calls >= a.max_calls:
+                a.note_budget_cut(scope, node, "calls", f"the analysis budget ({a.max_calls:,} interpreted calls) ran "
+                                  "out at this line: the calls after it in this block were not followed")
+            elif scope.depth >= MAX_DEPTH and target not in scope.stack:
+                a.note_budget_cut(scope, node, "depth", f"calls nested more than {MAX_DEPTH} deep are not followed: "
+                                  "what this call does was not checked")
             return None
         if bound is None and fn.cls is None and passed is None and type(target) is cst.FunctionDef \
                 and not scope.a.is_generator(target):

@@ -70,6 +70,9 @@ class Facts:
         self.locator = None  # set by the engine: finds nodes' spans
         self.imports: dict[str, str] = {}
         self.list_item_targets: set[int] = set()  # ids of `xs[i]` targets of `+=` whose `xs` is a Python list
+        # (node, its top-level statement, what ran out) where a run's budget ran out: the code after it was not
+        # checked in full, which the report must say (never a clean pass)
+        self.budget_cuts: list[tuple] = []
 
     def merge(self, other: "Facts") -> None:
         """Add a block's cached facts to this file's."""
@@ -81,6 +84,7 @@ class Facts:
         self.expr_values.update(other.expr_values)
         self.saves.extend(other.saves)
         self.list_item_targets |= other.list_item_targets
+        self.budget_cuts.extend(other.budget_cuts)
 
     def tensor_at(self, line: int, col: int) -> TensorFacts | None:
         """Facts about the tensor named at a 0-based (line, code-point column), if the analysis knows it."""

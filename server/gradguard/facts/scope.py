@@ -272,12 +272,18 @@ class Scope:
             self.facts.name_values[id(node)] = value
             self.facts.note_state(node, value)
 
-    def step(self) -> bool:
-        """Count one interpreted statement; False once the file's budget is spent."""
-        self.a.steps += 1
-        if self.a.cancelled is not None and not self.a.steps & 127 and self.a.cancelled():
+    def step(self, stmt=None) -> bool:
+        """Count one interpreted statement; past the budget note where (once per run); False once the second
+        allowance is spent too."""
+        a = self.a
+        a.steps += 1
+        if a.cancelled is not None and not a.steps & 127 and a.cancelled():
             raise AnalysisCancelled  # a newer edit of the document: its analysis replaces this one
-        return self.a.steps <= self.a.max_steps
+        if a.steps > a.max_steps and "statements" not in a.budget_noted:
+            a.note_budget_cut(self, stmt, "statements", f"the analysis budget ({a.max_steps:,} interpreted statements) "
+                              "ran out at this line: the rest of this block was not checked in full (its loops ran "
+                              "once from here)")
+        return a.steps <= 2 * a.max_steps
 
     # ---- names ----------------------------------------------------------
     def bind_parameters(self, fn: cst.FunctionDef) -> None:
@@ -357,7 +363,7 @@ class Scope:
             self.run_stmt(stmt)
 
     def run_stmt(self, stmt: cst.CSTNode) -> None:
-        if not self.step():
+        if not self.step(stmt):
             return
         if type(stmt) is cst.SimpleStatementLine:
             for small in stmt.body:
@@ -467,8 +473,8 @@ class Scope:
         saved_path = self.path
         start_seq = self.new_seq()
         for iteration in range(passes):
-            if self.returned:
-                break
+            if self.returned or (iteration > 0 and self.a.steps > self.a.max_steps):
+                break  # past the budget a loop that is running finishes its pass, and runs no more
             frame = LoopFrame(stmt, iteration, self, start_seq)
             self.loops.append(frame)
             if iteration > 0:

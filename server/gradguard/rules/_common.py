@@ -6,9 +6,10 @@ import re
 import libcst as cst
 
 from .. import fixes
+from ..file_index import file_index
 from ..findings import Edit
 from ..source import Span
-from ..rewrite_safety import unobservable_rebinding, zh_reason
+from ..rewrite_safety import argument_handed_on, inplace_receiver, unobservable_rebinding, zh_reason
 from . import RuleContext
 
 
@@ -95,6 +96,10 @@ def clone_argument(ctx: RuleContext, save, write=None) -> tuple[tuple[Edit, ...]
         if isinstance(call.func, cst.Attribute):
             candidates.append(call.func.value)
         candidates += [a.value for a in call.args if a.keyword is None]
+        # never the tensor an in-place op writes (`t.sigmoid_()`, `torch.relu_(p)`): its copy would be written
+        # instead, and `t` would silently keep its old values
+        receiver = inplace_receiver(call)
+        candidates = [c for c in candidates if c is not receiver]
     # Every operand on the counter is saved (`p * p` saves both): each is read through its own copy. A view of
     # it (`v[i - 1].unsqueeze(-1)`) is copied where it is read: `v[i - 1].clone().unsqueeze(-1)`.
     found = []
@@ -209,6 +214,17 @@ def clone_output(ctx: RuleContext, save) -> tuple[tuple[Edit, ...], str] | None:
     return ((cloned[0],), f"`{cloned[1]}`") if cloned else None
 
 
+def copied_output_risk(ctx: RuleContext, save) -> str | None:
+    """None when copying what an op saved at the op changes no value; else why it may. The output of an in-place op
+    is the tensor it wrote (`p = t.sigmoid_()`): with a copy, later writes through `p` no longer reach `t`."""
+    receiver = inplace_receiver(save.node)
+    if receiver is None:
+        return None
+    code = _short(ctx.code(receiver))
+    return ctx.t(f"`{save.op}` writes `{code}` itself, and later writes through the copy would no longer reach it",
+                 f"`{save.op}` 写入的就是 `{code}` 本身，之后经由副本的写入不再到达它")
+
+
 def rebinding_risk(ctx: RuleContext, write, hint, rewrite_text: str) -> str | None:
     """None when an out-of-place rewrite (`p = p / s` for `p /= s`) is proven unobservable; else why it is not."""
     if write.via:
@@ -244,18 +260,13 @@ def statement_of(ctx: RuleContext, node, hint):
     """(the simple statement line holding `node`, its top-level statement); the hint's block is searched first."""
     if node is None:
         return None, None
+    index = file_index(ctx)
     tops = [hint] if hint is not None else []
-    tops += [top for pb in ctx.locator.blocks for top in pb.module.body if top is not hint]
+    tops += [top for top in index.tops() if top is not hint]
     for top in tops:
-        stack = [(top, None)]
-        while stack:
-            current, holder = stack.pop()
-            if isinstance(current, cst.SimpleStatementLine):
-                holder = current
-            if current is node:
-                return holder, top
-            if not isinstance(current, cst.BaseExpression) or holder is not None:
-                stack.extend((c, holder) for c in current.children if isinstance(c, cst.CSTNode))
+        holders = index.statement_holders(top)
+        if id(node) in holders:
+            return holders[id(node)], top
     return None, None
 
 
@@ -271,7 +282,11 @@ def inplace_flag_risk(ctx: RuleContext, write, hint) -> str | None:
 
     With `inplace=False` the activation's input keeps its old values. That is unobservable when the input is a
     temporary (`F.relu(self.bn(x), inplace=True)`, a layer after the first in an `nn.Sequential`) or a name the
-    call re-binds (`h = self.act(h)`) that has no alias. A constructor's flag covers every call of the layer."""
+    call re-binds (`h = self.act(h)`) that has no alias. A constructor's flag covers every call of the layer.
+    A forward hook anywhere in the file may have been handed the input (or the output) and kept it."""
+    hooked = _forward_hooks_risk(ctx)
+    if hooked is not None:
+        return hooked
     if write.kind == "inplace_module":
         ctor = write.module_ctor
         if _inside_sequential_not_first(ctx, ctor, hint):
@@ -293,6 +308,13 @@ def _call_input_risk(ctx: RuleContext, call, stmt, top) -> str | None:
     if not isinstance(call, cst.Call) or not call.args:
         return ctx.t("its input cannot be told", "无法确定它的输入")
     first = call.args[0].value
+    # a call that hands an argument on (`self.pre(t)` of an empty `nn.Sequential`, an in-place layer): the input
+    # is that argument, followed down to a name or a tensor made there
+    for _ in range(64):
+        passed = argument_handed_on(ctx.facts, first)
+        if passed is None:
+            break
+        first = passed
     if not isinstance(first, cst.Name):
         if isinstance(first, (cst.Call, cst.BinaryOperation)):
             return None  # a temporary: nothing else holds it
@@ -312,90 +334,73 @@ def _call_input_risk(ctx: RuleContext, call, stmt, top) -> str | None:
                  f"{zh_reason(reason)}，那个引用将保留激活之前的值")
 
 
+# torch layers that may return their input itself (or a view of it): after one of them the activation's input is
+# the tensor the layer was given
+_PASS_THROUGH_LAYERS = frozenset({"Identity", "Flatten", "Unflatten",
+                                  "Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout",
+                                  "FeatureAlphaDropout"})
+
+
+def _forward_hooks_risk(ctx: RuleContext) -> str | None:
+    """Forward hooks (and pre-hooks) are handed a layer's input or output, and may keep it: `register_forward_hook`,
+    `register_module_forward_hook`, `register_forward_pre_hook`, `_forward_hooks`."""
+    if file_index(ctx).mentions("forward_hook") or file_index(ctx).mentions("forward_pre_hook"):
+        return ctx.t("a forward hook of this file may keep the tensor the activation writes",
+                     "本文件的前向钩子可能保留激活所写的张量")
+    return None
+
+
 def _inside_sequential_not_first(ctx: RuleContext, ctor, hint) -> bool:
-    """`nn.Sequential(nn.Conv2d(...), nn.ReLU(inplace=True))`: the ReLU's input is the previous layer's output."""
+    """`nn.Sequential(nn.Conv2d(...), nn.ReLU(inplace=True))`: the ReLU's input is a tensor an earlier torch layer
+    of the same Sequential made, and only torch layers that hand it on unchanged or write it in place stand
+    between (`nn.Dropout()`, an empty `nn.Sequential()`); not a module built elsewhere or by this file's own class,
+    which may keep its input."""
     if ctor is None:
         return False
-    for pb in ctx.locator.blocks:
-        for node in _walk(pb.module):
-            if isinstance(node, cst.Call) and _dotted_name(node.func).split(".")[-1] == "Sequential":
-                values = [a.value for a in node.args]
-                if ctor in values[1:] and not any(a.star for a in node.args):
-                    return all(not (isinstance(v, cst.Call) and _dotted_name(v.func).split(".")[-1] in (
-                        "Identity", "Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout"))
-                        for v in values[:values.index(ctor)])
-    return False
+    found = file_index(ctx).sequential_items().get(id(ctor))
+    if found is None or found[2]:
+        return False
+    values, at, _ = found
+    for layer in reversed(values[max(0, at - 64):at]):  # the nearest 64 before it (a longer run passing on: refused)
+        kind = _torch_layer_kind(ctx, layer)
+        if kind == "new":
+            return True
+        if kind != "passes-on":
+            return False
+    return False  # the Sequential's own input: the caller's tensor
+
+
+def _torch_layer_kind(ctx: RuleContext, layer) -> str | None:
+    """"new" for a torch layer built here whose output is a tensor of its own (`nn.Linear(4, 4)`, `nn.Sigmoid()`),
+    "passes-on" for one that returns its input or writes it in place (`nn.Dropout()`, `nn.ReLU(inplace=True)`,
+    an empty `nn.Sequential()`), None for anything else (a name, a class of this file, a container of layers)."""
+    if not isinstance(layer, cst.Call):
+        return None
+    name = call_qualname(ctx, layer) or ""
+    head, _, last = name.rpartition(".")
+    if head != "torch.nn":
+        return None
+    if last in ("Sequential", "ModuleList", "ModuleDict"):
+        return "passes-on" if not layer.args else None
+    in_place = any((arg.keyword is not None and arg.keyword.value == "inplace" and not _is_false(arg.value))
+                   or (arg.keyword is None and _is_true(arg.value)) for arg in layer.args)
+    if last in _PASS_THROUGH_LAYERS or in_place:
+        return "passes-on"
+    return "new"
 
 
 def _layer_call_sites(ctx: RuleContext, ctor):
     """Every `self.<attr>(...)` call of the layer built by `self.<attr> = ctor` in the same class; None when the
     constructor is not such an assignment."""
-    for top, node in _classes(ctx):
-        attr = None
-        for inner in _walk(node):
-            if isinstance(inner, cst.Assign) and inner.value is ctor and len(inner.targets) == 1:
-                target = inner.targets[0].target
-                if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and \
-                        target.value.value == "self":
-                    attr = target.attr.value
-        if attr is None:
-            continue
-        sites = []
-        for inner, holder in _walk_statements(node):
-            if isinstance(inner, cst.Call) and isinstance(inner.func, cst.Attribute) and \
-                    inner.func.attr.value == attr and isinstance(inner.func.value, cst.Name) and \
-                    inner.func.value.value == "self":
-                sites.append((inner, holder, top))
-            elif isinstance(inner, cst.Attribute) and inner.attr.value == attr and isinstance(inner.value, cst.Name) \
-                    and inner.value.value == "self" and not _is_called_or_assigned(node, inner):
-                return None  # `layer = self.act` / passed on: calls elsewhere
-        return sites
-    return None
-
-
-def _classes(ctx: RuleContext):
-    """(top-level statement, class) for every class of the file."""
-    for pb in ctx.locator.blocks:
-        for top in pb.module.body:
-            for node in _walk(top):
-                if isinstance(node, cst.ClassDef):
-                    yield top, node
-
-
-def _is_called_or_assigned(root, attribute) -> bool:
-    for node in _walk(root):
-        if isinstance(node, cst.Call) and node.func is attribute:
-            return True
-        if isinstance(node, cst.AssignTarget) and node.target is attribute:
-            return True
-    return False
-
-
-def _walk(root):
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        yield node
-        stack.extend(c for c in node.children if isinstance(c, cst.CSTNode))
-
-
-def _walk_statements(root):
-    """(node, the simple statement line holding it) for every node under `root`."""
-    stack = [(root, None)]
-    while stack:
-        node, holder = stack.pop()
-        if isinstance(node, cst.SimpleStatementLine):
-            holder = node
-        yield node, holder
-        stack.extend((c, holder) for c in node.children if isinstance(c, cst.CSTNode))
-
-
-def _dotted_name(node) -> str:
-    if isinstance(node, cst.Name):
-        return node.value
-    if isinstance(node, cst.Attribute):
-        return f"{_dotted_name(node.value)}.{node.attr.value}"
-    return ""
+    index = file_index(ctx)
+    found = index.self_attribute(ctor)
+    if found is None:
+        return None
+    top, cls, attr = found
+    sites, other = index.layer_sites(cls)
+    if attr in other:
+        return None  # `layer = self.act` / passed on: calls elsewhere
+    return [(call, holder, top) for call, holder in sites.get(attr, [])]
 
 
 def indirect_inplace_flag(ctx: RuleContext, write) -> tuple[Edit, str] | None:
@@ -405,24 +410,21 @@ def indirect_inplace_flag(ctx: RuleContext, write) -> tuple[Edit, str] | None:
     if write.kind != "inplace_module" or write.module_ctor is None:
         return None
     ctor = write.module_ctor
-    holders = [cls for _, cls in _classes(ctx) if any(n is ctor for n in _walk(cls))]
-    everything = [top for pb in ctx.locator.blocks for top in pb.module.body]
-    for scope in holders[:1] + everything:  # the layer's own class first
-        for node in _walk(scope):
-            if isinstance(node, cst.Assign) and len(node.targets) == 1 and _is_true(node.value):
-                target = node.targets[0].target
-                if isinstance(target, cst.Attribute) and target.attr.value == "inplace":
-                    edit = ctx.replace_node(node.value, None, "False")
-                    if edit is not None:
-                        return edit, ctx.t(f"`{ctx.code(target)} = False` on line {edit.span.start_line + 1}",
-                                           f"第 {edit.span.start_line + 1} 行的 `{ctx.code(target)} = False`")
+    index = file_index(ctx)
+    holder = index.class_holding(ctor)
+    holders = [holder] if holder is not None else []
+    for scope in holders + index.tops():  # the layer's own class first
+        for node in index.select(scope, "inplace = True", _sets_inplace_true):
+            target = node.targets[0].target
+            edit = ctx.replace_node(node.value, None, "False")
+            if edit is not None:
+                return edit, ctx.t(f"`{ctx.code(target)} = False` on line {edit.span.start_line + 1}",
+                                   f"第 {edit.span.start_line + 1} 行的 `{ctx.code(target)} = False`")
     calls = [call for call, _, _ in write.call_chain]
     if write.top is not None:
-        calls += [n for n in _walk(write.top) if isinstance(n, cst.Call)]
+        calls += index.select(write.top, "call", lambda n: isinstance(n, cst.Call))
     if holders:  # where the class is built: `MLP(3, [3, 3], inplace=True)`
-        name = holders[0].name.value
-        calls += [n for top in everything for n in _walk(top) if isinstance(n, cst.Call)
-                  and isinstance(n.func, cst.Name) and n.func.value == name]
+        calls += index.calls_named(holders[0].name.value)
     for call in calls:
         if not isinstance(call, cst.Call):
             continue
@@ -435,8 +437,18 @@ def indirect_inplace_flag(ctx: RuleContext, write) -> tuple[Edit, str] | None:
     return None
 
 
+def _sets_inplace_true(node) -> bool:
+    """`m.inplace = True`."""
+    return isinstance(node, cst.Assign) and len(node.targets) == 1 and _is_true(node.value) and isinstance(
+        node.targets[0].target, cst.Attribute) and node.targets[0].target.attr.value == "inplace"
+
+
 def _is_true(node) -> bool:
     return isinstance(node, cst.Name) and node.value == "True"
+
+
+def _is_false(node) -> bool:
+    return isinstance(node, cst.Name) and node.value == "False"
 
 
 def set_inplace_false(ctx: RuleContext, call, hint) -> Edit | None:
@@ -559,24 +571,25 @@ def maybe_grad_off(ctx: RuleContext | None, write) -> bool:
     span = ctx.span(write.node, write.top)
     if span is None:
         return True
-    lines = [ctx.source.line_text(i) for i in range(span.start_line + 1)]
-    indent = len(lines[-1]) - len(lines[-1].lstrip())
-    for i in range(len(lines) - 2, -1, -1):
-        if indent == 0:
+    index = file_index(ctx)
+    line = span.start_line
+    text = ctx.source.line_text(line)
+    indent = len(text) - len(text.lstrip())
+    while indent > 0:
+        header = index.enclosing_line(line)  # an enclosing header: `with ...:`, `def ...:`, `for ...:`
+        if header is None:
             break
-        stripped = lines[i].lstrip()
-        level = len(lines[i]) - len(stripped)
-        if not stripped or stripped.startswith("#") or level >= indent:
-            continue
-        indent = level  # an enclosing header: `with ...:`, `def ...:` (and its decorators above it), `for ...:`
+        text = ctx.source.line_text(header)
+        stripped = text.lstrip()
         if stripped.startswith(("with ", "async with ")) and _GRAD_OFF.search(stripped):
             return True
         if stripped.startswith(("def ", "async def ")):
-            j = i - 1
-            while j >= 0 and lines[j].lstrip().startswith("@"):
-                if _GRAD_OFF.search(lines[j]):
+            j = header - 1  # its decorators above it
+            while j >= 0 and ctx.source.line_text(j).lstrip().startswith("@"):
+                if _GRAD_OFF.search(ctx.source.line_text(j)):
                     return True
                 j -= 1
+        line, indent = header, len(text) - len(stripped)
     return False
 
 

@@ -5,7 +5,7 @@ import libcst as cst
 
 from . import Rule, make_fix
 from .. import fixes
-from ._common import statement_of, written_name, STALE_ERROR, STALE_MATCH, stale_error, clone_argument, clone_output, clone_unpacked_output, out_of_place_rewrite, rebinding_risk, saved_name, stale_timeline, use_phrase
+from ._common import statement_of, written_name, STALE_ERROR, STALE_MATCH, stale_error, clone_argument, clone_output, clone_unpacked_output, copied_output_risk, out_of_place_rewrite, rebinding_risk, saved_name, stale_timeline, use_phrase
 
 RULE = Rule(
     code="GG201",
@@ -39,21 +39,27 @@ RULE = Rule(
         "en": "A statement `y.add_(1)` / `y += 1` on a non-leaf name becomes `y = y.add(1)` / `y = y + 1` (safe when "
               "no other reference can see the difference: a local bound in the same scope by the producing op that "
               "never escaped; unsafe, with the reason in the title, when the write went through an alias, a loop "
-              "variable, a container element, an attribute, a parameter or a name passed on before the write). "
+              "variable, a container element, an attribute, a parameter or a name passed on before the write; a second "
+              "target of a chained assignment `p = q = ...`; `p.retain_grad()` or an attribute set on `p`; `max`, "
+              "`min` or `sorted` of it, which return the tensor itself). "
               "Otherwise a copy is made where the tensor is saved, never changing a value (safe): the saved argument "
               "is read through `.clone()` at the op that saved it (also a helper's own state that it saves and, at "
               "its next call, updates in place: `torch.sum(state.clone() * w)`); an output the op saved is copied "
               "where it is made (`p = torch.sigmoid(x).clone()`), or, for one output of a tuple-returning op "
               "unpacked into a name, on the next line (`d, V = torch.linalg.eigh(M)` then `d = d.clone()`); the "
-              "write then changes the copy. A `.detach()` alias written in place becomes `.detach().clone()` "
+              "write then changes the copy. The tensor an in-place op writes (`t` of `p = t.sigmoid_()`) is never "
+              "copied at that op; its output copied is unsafe, as later writes through the copy no longer reach `t`. "
+              "A `.detach()` alias written in place becomes `.detach().clone()` "
               "(unsafe: the tensor it was detached from is no longer changed).",
         "zh": "对非叶子名字的语句 `y.add_(1)` / `y += 1` 改为 `y = y.add(1)` / `y = y + 1`（没有其他引用能看出差别时为安全"
               "修复：由产生它的运算在同一作用域绑定、从未逃逸的局部名字；若写入经过别名、循环变量、容器元素、属性、参数，"
-              "或在写入之前被传出的名字，则为不安全修复，标题写明原因）。否则在保存处制作副本，不改变任何值（安全修复）："
+              "或在写入之前被传出的名字；链式赋值 `p = q = ...` 的另一个目标；`p.retain_grad()` 或给 `p` 设置属性；"
+              "`max`、`min`、`sorted` 作用于它时返回张量本身，则为不安全修复，标题写明原因）。否则在保存处制作副本，不改变任何值（安全修复）："
               "在保存它的运算处改为读取 `.clone()`（也包括辅助函数保存、并在下一次调用时原地更新的自身状态："
               "`torch.sum(state.clone() * w)`）；运算保存的输出在产生处复制（`p = torch.sigmoid(x).clone()`），"
               "若是返回元组的运算的某个输出被解包到一个名字，则在下一行复制（`d, V = torch.linalg.eigh(M)` 之后加 "
-              "`d = d.clone()`）；写入随后修改的是副本。被原地写入的 `.detach()` 别名改为 `.detach().clone()`"
+              "`d = d.clone()`）；写入随后修改的是副本。原地运算所写的张量（`p = t.sigmoid_()` 中的 `t`）"
+              "从不在该运算处复制；复制它的输出是不安全修复，因为之后经由副本的写入不再到达 `t`。被原地写入的 `.detach()` 别名改为 `.detach().clone()`"
               "（不安全：不再修改它所分离出的张量）。",
     },
     runtime_error=STALE_ERROR,
@@ -88,9 +94,13 @@ def check(ctx):
         elif cloned:
             fix = make_fix("safe", ctx.t(f"Let `{save.op}` save a copy: {cloned[1]}", f"让 `{save.op}` 保存副本：{cloned[1]}"),
                            *cloned[0])
-        elif copied_output:
+        elif copied_output and (copy_risk := copied_output_risk(ctx, save)) is None:
             fix = make_fix("safe", ctx.t(f"Write a copy of what `{save.op}` saved: {copied_output[1]}",
                                          f"改为写入 `{save.op}` 所保存张量的副本：{copied_output[1]}"), *copied_output[0])
+        elif copied_output and not rewrite:
+            fix = make_fix("unsafe", ctx.t(f"Write a copy of what `{save.op}` saved: {copied_output[1]} (unsafe: {copy_risk})",
+                                           f"改为写入 `{save.op}` 所保存张量的副本：{copied_output[1]}（不安全：{copy_risk}）"),
+                           *copied_output[0])
         elif unpacked:
             fix = make_fix("safe", ctx.t(f"Write a copy of what `{save.op}` saved: add `{unpacked[1]}` after line "
                                          f"{ctx.line(save.node, save.top or hint)}",

@@ -39,12 +39,17 @@ RULE = Rule(
               "`h = F.relu(h, inplace=False)`. A module applied on a line of its own (`act(h)`) gets no fix: "
               "`inplace=False` there would drop the activation. The fix is unsafe, and says why, when the activation's "
               "input is reachable another way (an attribute, a container element, a parameter: it would keep the values "
-              "before the activation), when the layer's calls cannot all be seen, or when the flag is set elsewhere "
+              "before the activation), when something between the op that saved it and the activation can hand the "
+              "tensor on (a forward hook anywhere in the file, a module that returns its input such as an empty "
+              "`nn.Sequential()` or `nn.Identity()`, a layer built elsewhere), when the layer's calls cannot all be "
+              "seen, or when the flag is set elsewhere "
               "(`m.inplace = True` over `self.modules()`): every layer that flag reaches stops working in place.",
         "zh": "把 `inplace=True` 改为 `inplace=False`——安全修复：激活函数把同样的值写到新张量中。"
               "结果被丢弃的调用（单独一行的 `F.relu(h, inplace=True)`）会被改写为重新绑定：`h = F.relu(h, inplace=False)`。"
               "单独一行调用的模块（`act(h)`）不提供修复：在那里改为 `inplace=False` 会丢掉激活。"
-              "当激活的输入还能经别的途径访问（属性、容器元素、参数：它会保留激活之前的值）、看不到该层的所有调用，"
+              "当激活的输入还能经别的途径访问（属性、容器元素、参数：它会保留激活之前的值）、"
+              "保存它的运算与激活之间有东西可能把张量传出（文件中任何前向钩子、原样返回输入的模块如空的 "
+              "`nn.Sequential()` 或 `nn.Identity()`、在别处构建的层）、看不到该层的所有调用，"
               "或标志在别处设置（遍历 `self.modules()` 设 `m.inplace = True`）时，修复是不安全的，并说明原因："
               "该标志影响到的每一层都不再原地计算。",
     },
