@@ -22,7 +22,7 @@ PROGRAMS = Path(__file__).parent / "trace_programs"
 def expectations(path: Path) -> dict:
     text = path.read_text()
     lines = text.splitlines()
-    marks = {"save": [], "write": [], "raised": [], "backward": [], "freed": [], "carry": []}
+    marks = {"save": [], "write": [], "raised": [], "backward": [], "freed": [], "carry": [], "seen": []}
     for number, line in enumerate(lines, start=1):
         m = re.search(r"#\s*expect:\s*([\w, ]+)", line)
         if m:
@@ -67,7 +67,10 @@ def test_stale_save_names_save_and_write_lines(path, tmp_path, capsys):
     expect = expectations(path)
     status, doc, err = run_traced(path, tmp_path, capsys)
     assert status == 1
-    assert [f["kind"] for f in doc["findings"]] == ["stale-save"]
+    # the save backward() raised on, then each other write into a live save seen at the write (`# expect: seen`)
+    assert [(f["kind"], f["severity"], f.get("seen")) for f in doc["findings"]] == \
+        [("stale-save", "error", None)] + [("stale-save", "warning", "write")] * len(expect["seen"])
+    assert [(f["save"]["line"], f["write"]["line"]) for f in doc["findings"][1:]] == [(n, n) for n in expect["seen"]]
     finding = doc["findings"][0]
     assert (finding["save"]["file"], finding["save"]["line"]) == (str(path), expect["save"][0])
     assert (finding["write"]["file"], finding["write"]["line"]) == (str(path), expect["write"][0])
@@ -78,7 +81,7 @@ def test_stale_save_names_save_and_write_lines(path, tmp_path, capsys):
     torch_text = plain_error(path)
     assert "RuntimeError: " + torch_text + "\n\ngradguard trace: error [stale-save]: " in err
     assert f"{path.name}:{expect['write'][0]}" in err
-    assert err.count("[stale-save]") == 1
+    assert err.count("[stale-save]") == 1 + len(expect["seen"])
 
 
 def test_rnn_report_blames_the_optimizer_step_through_the_carried_state(tmp_path, capsys):
@@ -93,7 +96,8 @@ def test_rnn_report_blames_the_optimizer_step_through_the_carried_state(tmp_path
     assert "earlier iteration" in finding["why"]
     assert "reached through `h_cur`, assigned from `h_next` at line 15" in finding["why"]
     assert "`h_cur = h_next` is not an in-place operation; the optimizer step is the write" in finding["why"]
-    assert "h_cur = h_next.detach()" in finding["fix"]
+    assert finding["fix"].startswith("Carry `h_next.detach()` (unsafe: cuts the graph, no gradient into earlier "
+                                     "iterations) (GG402, line 15;")  # the rule's recipe (test_trace_advice.py)
     assert "opt.step()" in err and "rnn(train_set_x[i], h_cur)" in err
 
 
@@ -101,7 +105,7 @@ def test_rnn_report_in_chinese(tmp_path, capsys):
     status, doc, err = run_traced(PROGRAMS / "rnn_retained_step.py", tmp_path, capsys, "--lang", "zh")
     finding = doc["findings"][0]
     assert "优化器更新" in finding["why"] and "h_cur" in finding["why"]
-    assert "分离" in finding["fix"]
+    assert finding["fix"].startswith("把传给下一轮的状态改为 `h_next.detach()`")
     assert "错误 [stale-save]：" in err and "为 AddmmBackward0 保存的 [1, 1] float32 张量" in err and "原地修改" in err
 
 
@@ -165,7 +169,8 @@ def test_leaf_write_report_explains_the_leaf(tmp_path, capsys):
     finding = doc["findings"][0]
     assert finding["error"] == "leaf-inplace"
     assert finding["write"]["op"] in ("__iadd__", "add_")
-    assert "torch.no_grad()" in finding["fix"]
+    assert finding["fix"].startswith("Rewrite as `w = w + 1` (unsafe: `w` becomes a non-leaf: its `.grad` stays "
+                                     "`None`) (GG101, line 3;")  # the rule's recipe (test_trace_advice.py)
     assert "w += 1" in err
 
 
@@ -214,11 +219,13 @@ def test_backward_twice_names_what_reaches_the_old_graph(path, tmp_path, capsys)
 def test_module_state_and_graph_before_the_loop_are_explained(tmp_path, capsys):
     _, doc, _ = run_traced(PROGRAMS / "module_state_kept.py", tmp_path, capsys)
     assert ("it is reached through `self.running_mean` of RunningNorm, which line 16 assigns" in doc["findings"][0]["why"])
-    assert "store a detached tensor in `self.running_mean` (line 16" in doc["findings"][0]["fix"]
+    assert doc["findings"][0]["fix"].startswith("Carry `self.running_mean.detach()` (unsafe: cuts the graph, no "
+                                                "gradient into earlier iterations) (GG403, line 16;")
     _, doc, err = run_traced(PROGRAMS / "graph_before_loop.py", tmp_path, capsys)
     assert doc["findings"][0]["why"].startswith("the graph was built at line 10, before the loop at line 12, and the "
                                                 "backward() of every iteration goes through it")
-    assert "`Y = Y.detach()`" in doc["findings"][0]["fix"]
+    assert doc["findings"][0]["fix"].startswith("Keep that graph for every iteration: "
+                                                "`loss.backward(retain_graph=True)`")  # GG404's recipe
     assert "carried" not in err  # the graph row already names line 10
 
 
@@ -254,8 +261,8 @@ def test_a_write_chained_on_the_line_that_saved_the_output_is_explained_as_an_ou
     # Not the loop explanation (`x[i+1] = f(x[i])`) that a save and a write on one line otherwise get.
     status, doc, err = run_traced(PROGRAMS / "output_write_same_line.py", tmp_path, capsys)
     [finding] = doc["findings"]
-    assert finding["why"] == ("SigmoidBackward0 saves its output for backward; the in-place relu_ at line 8 "
-                              "overwrote that output")
+    assert finding["why"] == ("`gate` was saved for backward by `sigmoid` on line 8; this in-place `relu_()` "
+                              "changes it, so `backward()` on line 9 will fail.")  # the rule's words for this line
     assert "x[i+1]" not in err
 
 

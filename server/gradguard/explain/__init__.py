@@ -26,7 +26,9 @@ JSON output (``--format json``)::
                  "versions": {"saved", "now", "writes"} | null,
                  "causes": [{"id", "text"}],           # most likely first
                  "candidates": [{"file", "line", "source", "code", "message", "text"}],
-                 "compiled": {"markers": [str], "script": str | null, "rerun": str} | null}]}
+                 "compiled": {"markers": [str], "script": str | null, "rerun": str} | null,
+                 "rule": {"code", "file", "line", "message", "fix": str | null, "command": [str] | null} | null}]}
+                 # rule: the static finding that names this error's lines; `fix` is then its recipe (advice.py)
                  # compiled: the traceback runs through torch.compile's machinery (dynamo, AOT autograd,
                  # inductor, generated `<eval_with_key>` code); rerun is the eager command line
 
@@ -43,7 +45,7 @@ import sys
 import sysconfig
 from dataclasses import asdict, dataclass, field
 
-from . import catalog, files
+from . import advice, catalog, files
 
 _FRAME = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+)(?:, in (?P<func>.+))?$')
 # IPython 8+: `Cell In[3], line 5` (a cell) and `File ~/lib/.../torch/_tensor.py:626, in Tensor.backward(...)`
@@ -166,6 +168,7 @@ class Explanation:
     causes: list = field(default_factory=list)
     candidates: list = field(default_factory=list)
     compiled: dict | None = None  # {"markers", "script", "rerun"}: the error went through torch.compile
+    rule: dict | None = None  # the static finding whose recipe `fix` gives (advice.RuleAdvice.to_json)
     static_available: bool = True
     notebook: bool = False  # the traceback comes from IPython / Jupyter
 
@@ -389,6 +392,10 @@ def _explain_one(kind, m, hints, frames, user_frames, static, lang, shared) -> E
     elif kind.id == "backward-twice":
         ex.causes = [{"id": "carried-state", "text": _carried_cause(lang)}]
     ex.candidates = _candidates(shared, raised, static, lang)
+    rule = _rule_advice(static, m.group(0), raised, shared)
+    if rule is not None:  # the rule's recipe for this program, not the catalog's general one
+        ex.rule = rule.to_json()
+        ex.fix = rule.text(lang)
     ex.notebook = any(is_notebook_frame(f.file) for f in user_frames)
     ex.static_available = static is not None and static is not _NO_ENGINE
     return ex
@@ -457,29 +464,52 @@ _TRACED_KINDS = {"saved-tensor-modified", "backward-twice", "multi-output-view-b
 
 
 def _static_candidates(user_frames: list[Frame], lang: str, roots: list[str]):
-    """{file: [Candidate]} from the static engine, or _NO_ENGINE when it is not installed yet."""
+    """{file: _StaticFile} from the static engine, or _NO_ENGINE when it is not installed yet."""
     try:
-        from gradguard.engine import check_text  # lazily: the engine may not exist in this checkout
+        import gradguard.engine  # noqa: F401  (a checkout without the engine lists no static lines)
     except Exception:
         return _NO_ENGINE
-    results: dict[str, list[Candidate]] = {}
+    results: dict[str, _StaticFile] = {}
     for path in list(dict.fromkeys(f.file for f in user_frames if not is_notebook_frame(f.file)))[:20]:
         source = files.read_source(path, roots)
         if source is None:
             continue
-        try:
-            report = check_text(source, path, lang=lang)
-        except Exception:
-            continue
+        findings = advice.findings_of(source, path, lang)
         lines = source.splitlines()
         found = []
-        for finding in getattr(report, "findings", []):
+        for finding in findings:
             line = finding.span.start_line + 1
             found.append(Candidate(path, line, "static", getattr(finding, "code", ""),
                                    getattr(finding, "message", ""),
                                    lines[line - 1].strip() if 0 < line <= len(lines) else ""))
-        results[path] = found
+        results[path] = _StaticFile(found, findings)
     return results
+
+
+@dataclass
+class _StaticFile:
+    candidates: list  # [Candidate]
+    findings: list  # the engine's Finding objects: their related lines and fixes choose the advice
+
+
+def _rule_advice(static, error_text: str, raised: Frame | None, shared: list[Candidate]):
+    """The static rule's recipe for this error (advice.py): the finding that names the lines `gradguard trace`
+    printed (the write, with the save), else one whose rule predicts this error text and that names the line the
+    traceback raised at."""
+    if not isinstance(static, dict):
+        return None
+    by_path = {os.path.abspath(path): (path, entry) for path, entry in static.items()}
+    traced = [c for c in shared if c.source == "trace"]
+    for write, save in zip(traced[0::2], traced[1::2]):  # _text_candidates lists each write, then its save
+        path, entry = by_path.get(os.path.abspath(write.file), (None, None))
+        if entry is not None:
+            same = os.path.abspath(save.file) == os.path.abspath(write.file)
+            found = advice.match(entry.findings, path, write.line, (save.line,) if same else ())
+            if found is not None:
+                return found
+    if raised is not None and raised.file in static:
+        return advice.for_error(static[raised.file].findings, raised.file, error_text, raised.line)
+    return None
 
 
 class _Lines:
@@ -534,7 +564,7 @@ def _candidates(shared: list[Candidate], raised: Frame | None, static, lang: str
     out: list[Candidate] = list(shared)
     if isinstance(static, dict):
         for found in static.values():
-            out.extend(found)
+            out.extend(found.candidates)
     if raised is not None:
         out.append(Candidate(raised.file, raised.line, "traceback", "", L[lang]["raised_line"], raised.code))
     unique, seen = [], set()

@@ -38,10 +38,12 @@ KINDS: list[ErrorKind] = [
        "前向计算时某个反向节点保存了这个张量（求导需要它的值）。之后的原地操作增加了它的版本计数器（`_version`），"
        "反向传播拒绝使用被改过的值。错误在 backward() 处抛出，而不是在写入的那一行。",
        "use the out-of-place form (`y = y + 1` instead of `y += 1`), clone() before writing, or move the write "
-       "after backward(); for optimizer steps, run every backward() that needs the weights before step() and "
-       "detach() state carried across iterations",
+       "after backward(); for an optimizer step between a forward pass and a later backward() through it, run that "
+       "forward again after step() (where the stepped model's own loss reads another model's output, pass it "
+       ".detach()), and detach() state carried across iterations",
        "改用非原地写法（用 `y = y + 1` 代替 `y += 1`），写入前复制（`clone()`），或把写入移到 backward() 之后；"
-       "如果是优化器更新（`optimizer.step()`），先完成所有需要这些权重的 backward()，并分离（`detach()`）跨迭代传递的状态"),
+       "如果是优化器更新（`optimizer.step()`）发生在前向计算与之后经过它的 backward() 之间，在 step() 之后重新运行这段前向计算"
+       "（被更新模型自己的损失读取另一个模型的输出时，传入 `.detach()` 之后的值），并分离（`detach()`）跨迭代传递的状态"),
     _k("view-of-leaf-inplace",
        r"a view of a leaf Variable that requires grad (?:is being|has been) used in an in-place operation",
        "in-place write on a view of a leaf tensor that requires grad",

@@ -23,8 +23,10 @@ Findings
 * ``stale-save`` (error): backward needed a saved tensor whose version changed after the save.
   Raised from backward as the ``RuntimeError`` torch raises, word for word (a program that catches
   and prints it behaves as without the tracer); the report names the save line and the write line.
-  A write into a live save whose backward never runs gets a one-line warning at the end, unless a
-  finding already names that write (``--no-write-warnings`` turns these off).
+  A write into a live save that no backward() reported (the program failed on another save first, as
+  with two ``x += f(x)`` lines, or never ran that backward()) is a finding of its own, seen at the write:
+  severity ``warning``, ``"seen": "write"``, with its why and fix, in trace.json and the editor, once per
+  (save, write) pair, unless a finding already names that write (``--no-write-warnings`` turns these off).
 * ``silent-write`` (warning; an error with ``--strict``): backward read a saved tensor whose
   storage was written after the save without a version bump (``.data`` writes, ``fused=True``
   optimizers). Torch raises nothing and the gradient is wrong.
@@ -35,6 +37,11 @@ Findings
   overlapping writes, custom-Function views); the line, the torch module that did the write and
   where it was constructed, where an inference tensor was made. Kept only when the error reaches
   the top (an error the program catches is not a finding).
+
+Advice: when the program's file is readable and a static rule's finding names the lines the tracer saw (the
+write, with the save or the backward() that needed it), the finding's ``fix`` is that rule's recipe and the
+command that applies it (``gradguard check --fix --unsafe-fixes --select GG401 train.py``), the same text
+``gradguard explain`` gives; otherwise the tracer words the same recipe from what it saw.
 
 Each finding's full report is printed once, at the end (after the program's traceback); a finding
 hit again in a loop is counted, not repeated. The tracer's own frames are taken out of tracebacks.
@@ -77,7 +84,11 @@ trace.json schema (version 1; read by the language server; fields are only ever 
           "raised": {"file", "line", "op", "callers"?},
           "module": {"file", "line", "module"},  # the torch module that wrote, where it was constructed
           "created": {"file", "line", "op", "inference_mode_line"?},
-          "freed_by": {"file", "line", "call", "callers"?}, "backward": {...}, "carry": {"file", "line", "code"}
+          "freed_by": {"file", "line", "call", "callers"?}, "backward": {...}, "carry": {"file", "line", "code"},
+          "seen": "write",                       # stale-save/silent-write seen at the write, not raised
+          "rule": {"code", "file", "line", "message", "fix": str | null, "command": [str] | null}
+                                                 # the static finding that names the traced lines: `fix` is then
+                                                 # its recipe and the command that applies it (explain/advice.py)
         }
       ],
       "argv": [str, ...],                        # optional: the traced program and its args

@@ -335,7 +335,7 @@ class Tracer:
         self.compiled = compiled
         self.on_os_exit = on_os_exit
         self.untraced: dict[tuple, int] = {}  # (reason, file, line) -> times: regions run without the tracer
-        self._write_notes: list = []  # (save site, write site, text): write warnings, shown at the end if no finding covers them
+        self._write_notes: list = []  # (save site, write site, finding seen at the write): kept at the end if no finding covers the write
         self._told_compiled = False
         self.warn_at_write = warn_at_write
         self.report_at_exit = report_at_exit
@@ -416,9 +416,11 @@ class Tracer:
             self._reported += 1
         # A write a finding already names is that finding's bug, whichever of the graph's saves it broke.
         covered = {(os.path.abspath(f.write["file"]), f.write["line"]) for f in self.findings if f.write}
-        for save, write, text in self._write_notes:
+        for save, write, finding in self._write_notes:
             if (os.path.abspath(write[0]), write[1]) not in covered:
-                texts.append(text)
+                self._add(finding)  # trace.json and the editor show it too
+                texts.append(finding.text)
+        self._reported = len(self.findings)
         self._write_notes.clear()
         if self.untraced:
             texts.append(report.untraced_note(self.untraced, self.lang))
@@ -637,9 +639,9 @@ class Tracer:
             if pair in self._warned:
                 continue
             self._warned.add(pair)
-            # Shown at the end, and only if backward never reported the same save and write: one report each.
+            # A finding at the end, only if backward never reported the same write: one report each.
             self._write_notes.append(((save.file, save.line), (write.file, write.line),
-                                      report.write_warning(kind, save, write, now, self.lang)))
+                                      report.seen_at_write(kind, save, write, now, self.lang)))
 
     def _show_warning(self, message, category, filename, lineno, file=None, line=None):
         """Warnings torch raises from C++ point at the innermost Python frame, the watcher's: show the

@@ -8,8 +8,11 @@ import ast
 import contextvars
 import linecache
 import os
+import re
 import unicodedata
 from dataclasses import dataclass, field
+
+from ..explain import advice
 
 # Backward nodes of ops that save their *output* (shared/autograd-facts.md section 3).
 _OUTPUT_SAVING = {
@@ -41,6 +44,8 @@ class TraceFinding:
     created: dict | None = None  # inference errors: {"file", "line", "op"} where inference_mode made the tensor
     i18n: dict = field(default_factory=dict)  # lang -> {"message", "why", "fix"}
     count: int = 1  # how many times the program hit it (a loop repeats a finding)
+    rule: dict | None = None  # the static rule finding whose recipe `fix` gives (advice.RuleAdvice.to_json)
+    seen: str = ""  # "write": seen at the write into a live save, not raised by a backward() (seen_at_write)
 
     def key(self) -> tuple:
         def at(site):
@@ -59,7 +64,7 @@ class TraceFinding:
             "why": self.why,
             "fix": self.fix,
         }
-        for name in ("error", "raised", "freed_by", "backward", "carry", "module", "created"):
+        for name in ("error", "raised", "freed_by", "backward", "carry", "module", "created", "rule", "seen"):
             value = getattr(self, name)
             if value:
                 doc[name] = value
@@ -84,6 +89,28 @@ def _in_all_languages(builder, lang: str, /, **kwargs):
     chosen = parts[lang if lang in parts else "en"]
     i18n = {code: {"message": p["message"], "why": p["why"], "fix": p["fix"]} for code, p in parts.items()}
     return chosen, i18n
+
+
+_RULE_FINDINGS: dict = {}  # (path, lang, text) -> the static findings of that file, checked once per run
+
+
+def _rule_advice(lang: str, file: str | None, line: int | None, others=()) -> advice.RuleAdvice | None:
+    """The static rule's recipe for what the tracer saw at `line` of `file` (with `others`: the save and backward()
+    lines in the same file), when the file is a readable program and a finding names those lines."""
+    if not file or not line:
+        return None
+    path = os.path.abspath(file)
+    if not os.path.isfile(path):  # a notebook cell or generated code: no file the rules could fix
+        return None
+    source = _read_source(path)
+    if source is None:
+        return None
+    key = (path, lang, source)
+    if key not in _RULE_FINDINGS:
+        if len(_RULE_FINDINGS) >= 16:
+            _RULE_FINDINGS.pop(next(iter(_RULE_FINDINGS)))
+        _RULE_FINDINGS[key] = advice.findings_of(source, path, lang)
+    return advice.match(_RULE_FINDINGS[key], path, line, tuple(n for n in others if n))
 
 
 def document(findings: list[TraceFinding], argv: list[str] | None = None, status: int | None = None) -> dict:
@@ -150,23 +177,31 @@ T = {
             "optimizer step at line {write} changed them in place."),
         "through": " (it is reached through `{var}`, assigned from `{src}` at line {line} without .detach())",
         "through_self": " (it is reached through `{var}`, which line {line} binds to its own result and feeds back without .detach())",
-        "fix_optim_retained": "detach the state carried across iterations (`{detach}`), or call backward() for every graph that uses these weights before step()",
-        "fix_optim_retained_nocarry": "detach state carried across iterations, or call backward() for every graph that uses these weights before step()",
+        "fix_optim_retained": "detach the state carried across iterations (`{detach}`), so that each backward() goes only through its own iteration's graph",
+        "fix_optim_retained_nocarry": ("detach the state carried from one iteration to the next where the loop re-binds it, so "
+                                       "that each backward() goes only through its own iteration's graph"),
         "why_optim_shared": (
             "the graph built at line {save} was used by backward() at {b1} (with retain_graph=True), then the "
             "optimizer step at line {write} changed the weights in place, and backward() at {b2} goes through "
             "the same graph and needs the old weights (the GAN ordering bug)"),
-        "fix_optim_shared": ("run every backward() that goes through this graph before step() (e.g. both losses' "
-                             "backward() first, then the steps), detach() the shared tensor for the second loss, or "
-                             "redo the forward pass after step()"),
+        "fix_optim_shared": ("after the step at line {write}, run the forward of line {save} again and compute the later "
+                             "loss from it; where the stepped model's own loss reads another model's output, pass it "
+                             "`.detach()` (the standard GAN loop). `.detach()` alone still raises, and running every "
+                             "backward() before the steps makes a step use the other loss's gradient too"),
         "why_optim": ("the optimizer step at line {write} changed the weights in place after the forward pass at line "
                       "{save} and before this backward() needed them (e.g. a GAN whose generator step runs before "
                       "the discriminator loss's backward on the same graph)"),
-        "fix_optim": "call every backward() that needs the old weights before step(), or redo the forward pass after step()",
+        "fix_optim": ("after the step at line {write}, run the forward of line {save} again and compute the later loss "
+                      "from it; where the stepped model's own loss reads another model's output, pass it `.detach()`. "
+                      "Moving that backward() before the step instead makes the step use its gradient too"),
         "why_same_line": ("line {line} both saves a tensor for backward and then writes into the same storage: in a loop "
                           "such as `x[i+1] = f(x[i])`, x[i] and x[i+1] are views of x and share its version counter, so "
                           "each write invalidates the previous save"),
         "fix_same_line": "collect the results in a list and torch.stack() them, or clone() the slice before using it (`torch.sin(x[i].clone())`)",
+        "why_same_line_aug": ("on line {line}, the right-hand side read the tensor and {node} saved it for backward; then "
+                              "the augmented assignment ({op}) wrote its result into that same tensor"),
+        "fix_same_line_aug": "write the assignment out of place (`x = x + f(x)` instead of `x += f(x)`), so the saved tensor keeps its values",
+        "why_same_line_call": "on line {line}, {node} saved a tensor for backward and then {op} wrote into it in place",
         "why_output": "{node} saves its output for backward; the in-place {op} at line {write} overwrote that output",
         "fix_output": "use the out-of-place form (`inplace=False`, `y = y * 2` instead of `y *= 2`)",
         "why_view": ("the saved tensor is a view: a write to its base, to another view of the same base, or through "
@@ -188,6 +223,7 @@ T = {
                         "graph saved at {save}, without a version bump; backward through that graph would use the new values silently"),
         "error_prefix": "gradguard trace: error [stale-save]",
         "warning_prefix": "gradguard trace: warning [silent-write]",
+        "warn_stale_prefix": "gradguard trace: warning [stale-save]",
         "summary": "gradguard trace: {n} finding(s), written to {path}",
         "error_at": "gradguard trace: error", "colon": ": ",
         "detach_or_tuple": "{a}` or, for an (h, c) tuple, `{b}",
@@ -269,20 +305,25 @@ T = {
             "这个计算图仍然需要第 {write} 行优化器更新（`optimizer.step()`）原地修改之前的权重。"),
         "through": "（通过 `{var}` 到达：它在第 {line} 行由 `{src}` 赋值，没有分离（`detach()`））",
         "through_self": "（通过 `{var}` 到达：第 {line} 行把自己的结果赋给它，没有分离（`detach()`）就传回下一轮）",
-        "fix_optim_retained": "分离跨迭代传递的状态（`{detach}`），或在 step() 之前对所有使用这些权重的计算图调用 backward()",
-        "fix_optim_retained_nocarry": "分离跨迭代传递的状态（`detach()`），或在 step() 之前对所有使用这些权重的计算图调用 backward()",
+        "fix_optim_retained": "分离跨迭代传递的状态（`{detach}`），让每次 backward() 只经过本轮迭代自己的计算图",
+        "fix_optim_retained_nocarry": "在循环重新绑定跨迭代传递的状态的地方分离它（`detach()`），让每次 backward() 只经过本轮迭代自己的计算图",
         "why_optim_shared": (
             "第 {save} 行构建的计算图先被{b1}的 backward()（保留计算图 `retain_graph=True`）使用，随后第 {write} 行的"
             "优化器更新（`optimizer.step()`）原地修改了权重，而{b2}的 backward() 又经过同一个计算图，需要旧的权重"
             "（GAN 中常见的顺序错误）"),
-        "fix_optim_shared": "在 step() 之前完成所有经过这个计算图的 backward()（先做两个损失的 backward()，再更新），"
-                            "或对第二个损失使用分离（`detach()`）后的张量，或在 step() 之后重新做前向计算",
+        "fix_optim_shared": ("在第 {write} 行的 step 之后重新运行第 {save} 行的前向计算，并由它计算之后的损失；被更新模型自己的损失"
+                             "读取另一个模型的输出时，传入 `.detach()` 之后的值（标准的 GAN 训练循环）。只加 `.detach()` 仍会报错；"
+                             "把所有 backward() 都放到 step 之前，会让某一步的更新也用上另一个损失的梯度"),
         "why_optim": ("第 {write} 行的优化器更新（`optimizer.step()`）在第 {save} 行的前向计算之后、本次反向传播需要权重之前原地修改了权重"
                       "（例如 GAN 中生成器的 step() 在判别器损失对同一计算图反向传播之前执行）"),
-        "fix_optim": "在 step() 之前完成所有需要旧权重的 backward()，或在 step() 之后重新做前向计算",
+        "fix_optim": ("在第 {write} 行的 step 之后重新运行第 {save} 行的前向计算，并由它计算之后的损失；被更新模型自己的损失读取"
+                      "另一个模型的输出时，传入 `.detach()` 之后的值。若改为把该 backward() 移到 step 之前，step 用的梯度也会包含它"),
         "why_same_line": ("第 {line} 行先为反向传播保存张量，又写入同一块存储（底层内存）：在 `x[i+1] = f(x[i])` 这样的循环中，"
                           "x[i] 和 x[i+1] 都是 x 的视图，共享版本计数器，每次写入都会使上一次保存失效"),
         "fix_same_line": "把结果放进列表再用 torch.stack() 合并，或在使用前复制切片（`torch.sin(x[i].clone())`）",
+        "why_same_line_aug": "第 {line} 行右边读取了这个张量，{node} 为反向传播保存了它；随后增量赋值（{op}）把结果原地写回了同一个张量",
+        "fix_same_line_aug": "把赋值改成非原地写法（用 `x = x + f(x)` 代替 `x += f(x)`），让保存的张量保持原值",
+        "why_same_line_call": "第 {line} 行中，{node} 为反向传播保存了一个张量，随后 {op} 对它做了原地写入",
         "why_output": "{node} 为反向传播保存了自己的输出；第 {write} 行的原地操作 {op} 覆盖了这个输出",
         "fix_output": "改用非原地写法（`inplace=False`，用 `y = y * 2` 代替 `y *= 2`）",
         "why_view": "保存的张量是一个视图：写入它的基张量、同一基张量的其他视图，或通过分离（`detach()`）写入，都会增加共享的版本计数器",
@@ -300,6 +341,7 @@ T = {
                         "它在 {save} 被仍然存活的计算图保存，版本没有增加；对该计算图反向传播会悄悄使用新值"),
         "error_prefix": "gradguard trace: 错误 [stale-save]",
         "warning_prefix": "gradguard trace: 警告 [silent-write]",
+        "warn_stale_prefix": "gradguard trace: 警告 [stale-save]",
         "summary": "gradguard trace: {n} 个发现，已写入 {path}",
         "error_at": "gradguard trace: 错误", "colon": "：",
         "detach_or_tuple": "{a}`；如果是 (h, c) 元组，用 `{b}",
@@ -578,7 +620,7 @@ def _stale_fields(parts, save_file, save_line, node, write_json, tensor, saved_v
         versions={"saved": saved_version, "now": now}, why=parts["why"], fix=parts["fix"], text=parts["text"],
         # torch's own message, exactly: a program that catches and prints it behaves as without the tracer.
         # The report is printed once, at the end.
-        error_text=torch_message, i18n=i18n, carry=parts["carry"],
+        error_text=torch_message, i18n=i18n, carry=parts["carry"], rule=parts["rule"],
     )
 
 
@@ -592,6 +634,15 @@ def _stale_parts(*, tensor, node, save_file, save_line, saved_version, now, writ
     carry: list = []
     why, fix = _why_stale(tr, lang, tensor, node, save_file, save_line, write, saved_version, now,
                           backward_calls_at_save, backward_sites, carry)
+    current = backward_sites[-1] if backward_sites else None
+    rule = None
+    if write is not None:
+        rule = _rule_advice(lang, write.file, write.line, _lines_in(write.file, (save_file, save_line),
+                                                                    current[1:3] if current else None))
+        if rule is not None:
+            fix = rule.text(lang)
+            if write.file == save_file and write.line == save_line:  # the rule words this line's own shape
+                why = rule.message
     if write is not None:
         via = tr["via"].format(mod=write.via) if write.via else ""
         message = tr["msg_stale"].format(write=_loc(write.file, write.line), op=write.op, via=via, **fmt)
@@ -618,7 +669,14 @@ def _stale_parts(*, tensor, node, save_file, save_line, saved_version, now, writ
     # The title is the one-line message: `gradguard explain` reads the two lines from it.
     text = _block(tr, tr["error_prefix"] + tr["colon"] + message, shape, dtype, node_text, save_file,
                   save_line, saved_version, write_line, now_line, why, fix)
-    return {"message": message, "why": why, "fix": fix, "text": text, "carry": carry[0] if carry else None}
+    return {"message": message, "why": why, "fix": fix, "text": text, "carry": carry[0] if carry else None,
+            "rule": rule.to_json() if rule is not None else None}
+
+
+def _lines_in(file: str, *sites) -> tuple[int, ...]:
+    """The lines of the (file, line) `sites` that are in `file`."""
+    path = os.path.abspath(file)
+    return tuple(site[1] for site in sites if site and os.path.abspath(site[0]) == path)
 
 
 def _why_stale(tr, lang, tensor, node, save_file, save_line, write, saved, now, k_at_save, sites, carry_out=None):
@@ -650,8 +708,9 @@ def _why_stale(tr, lang, tensor, node, save_file, save_line, write, saved, now, 
                 same = first[2] == current[2]
                 return tr["line_ref"].format(n=site[2]) + (tr["via_line"].format(n=caller) if same and caller else "")
             return (tr["why_optim_shared"].format(save=save_line, b1=at(first), write=write.line, b2=at(current)),
-                    tr["fix_optim_shared"])
-        return tr["why_optim"].format(write=write.line, save=save_line), tr["fix_optim"]
+                    tr["fix_optim_shared"].format(save=save_line, write=write.line))
+        return (tr["why_optim"].format(write=write.line, save=save_line),
+                tr["fix_optim"].format(save=save_line, write=write.line))
     if write.module is not None:
         m = write.module
         return (tr["why_module"].format(node=node or tr["unknown_node"], module=m[2], line=m[1], save=save_line),
@@ -659,7 +718,7 @@ def _why_stale(tr, lang, tensor, node, save_file, save_line, write, saved, now, 
     if node in _OUTPUT_SAVING:  # also on one line: `torch.sigmoid(h).relu_()`
         return tr["why_output"].format(node=node, op=write.op, write=write.line), tr["fix_output"]
     if write.file == save_file and write.line == save_line:
-        return tr["why_same_line"].format(line=save_line), tr["fix_same_line"]
+        return _same_line(tr, save_line, write, node)
     try:
         is_view = tensor.storage_offset() != 0 or \
             tensor.numel() * tensor.element_size() < tensor.untyped_storage().nbytes()
@@ -669,6 +728,21 @@ def _why_stale(tr, lang, tensor, node, save_file, save_line, write, saved, now, 
     if is_view:
         why += ("; " if lang == "en" else "；") + tr["why_view"]
     return why, tr["fix_plain"]
+
+
+_AUGMENTED = re.compile(r"^\s*[\w.\[\]]+\s*(?:\*\*|//|>>|<<|[-+*/%@&|^])=[^=]")
+
+
+def _same_line(tr, line: int, write, node) -> tuple[str, str]:
+    """Why and fix for a save and a write on one line, by the line's own shape: an index write (`x[i+1] =
+    f(x[i])`), an augmented assignment whose right side read the tensor (`x += f(x)`, `z /= z.norm()`), or an
+    in-place call chained on the line."""
+    node_text = node or tr["unknown_node"]
+    if write.op == "__setitem__":
+        return tr["why_same_line"].format(line=line), tr["fix_same_line"]
+    if _AUGMENTED.match(_source(write.file, write.line)):
+        return tr["why_same_line_aug"].format(line=line, node=node_text, op=write.op), tr["fix_same_line_aug"]
+    return tr["why_same_line_call"].format(line=line, node=node_text, op=write.op), tr["fix_plain"]
 
 
 def silent_write(*, tensor, node, save_file, save_line, version, write, lang) -> TraceFinding:
@@ -681,7 +755,7 @@ def silent_write(*, tensor, node, save_file, save_line, version, write, lang) ->
                **({"callers": _callers_json(write.callers)} if write.callers else {})},
         tensor={"shape": _shape(tensor), "dtype": _dtype(tensor)}, versions={"saved": version, "now": version},
         why=parts["why"], fix=parts["fix"], text=parts["text"], error_text=parts["text"], i18n=i18n,
-        module=_module_json(write.module),
+        module=_module_json(write.module), rule=parts["rule"],
     )
 
 
@@ -703,9 +777,13 @@ def _silent_parts(*, tensor, node, save_file, save_line, version, write, lang) -
                   + tr["write_by_nobump"].format(op=write.op, via=via, a=version))
     if write.callers:
         write_line += "\n           " + tr["called_from"].format(locs=_called_from(tr, write.callers))
+    rule = _rule_advice(lang, write.file, write.line, _lines_in(write.file, (save_file, save_line)))
+    if rule is not None:
+        fix = rule.text(lang)
     text = _block(tr, tr["warning_prefix"] + tr["colon"] + message, shape, dtype, node_text, save_file,
                   save_line, version, write_line, tr["now_line"].format(now=version, saved=version), why, fix)
-    return {"message": message, "why": why, "fix": fix, "text": text}
+    return {"message": message, "why": why, "fix": fix, "text": text,
+            "rule": rule.to_json() if rule is not None else None}
 
 
 def torch_error(*, kind, torch_message, file, line, op, lang, created=None, module=None, callers=(),
@@ -726,7 +804,7 @@ def torch_error(*, kind, torch_message, file, line, op, lang, created=None, modu
         text=parts["text"], error_text=torch_message, i18n=i18n, module=_module_json(module),
         backward={"file": os.path.abspath(in_backward[1]), "line": in_backward[2], "call": in_backward[0]}
         if in_backward else None,
-        created=_created_json(created),
+        created=_created_json(created), rule=parts["rule"],
     )
 
 
@@ -785,6 +863,9 @@ def _torch_error_parts(*, kind, torch_message, file, line, op, lang, created=Non
     else:
         message = tr["msg_raised"].format(title=title, loc=_loc(file, line), op=op)
     why, fix = kind.meaning[lang], kind.fix[lang]
+    rule = _rule_advice(lang, file, line)
+    if rule is not None:
+        fix = rule.text(lang)
     scope = _inference_scope(created[0], created[1]) if created is not None else None
     if created is not None:
         message += tr["sep"] + tr["msg_created"].format(loc=_loc(created[0], created[1]))
@@ -809,7 +890,8 @@ def _torch_error_parts(*, kind, torch_message, file, line, op, lang, created=Non
             _row(tr["torch"], torch_message),
             _row(tr["why"], why),
             _row(tr["fix"], fix)]
-    return {"message": message, "why": why, "fix": fix, "text": "\n".join(rows)}
+    return {"message": message, "why": why, "fix": fix, "text": "\n".join(rows),
+            "rule": rule.to_json() if rule is not None else None}
 
 
 def backward_twice(*, torch_message, node, build, freed_site, current, lang, state=None) -> TraceFinding:
@@ -846,7 +928,7 @@ def backward_twice(*, torch_message, node, build, freed_site, current, lang, sta
                   if freed_site else None),
         backward={"file": os.path.abspath(cfile), "line": cline, "call": number,
                   **({"callers": _callers_json(current[4])} if len(current) > 4 and current[4] else {})},
-        carry={k: carry[k] for k in ("file", "line", "code")} if carry else None, i18n=i18n,
+        carry={k: carry[k] for k in ("file", "line", "code")} if carry else None, i18n=i18n, rule=parts["rule"],
     )
 
 
@@ -883,6 +965,10 @@ def _twice_parts(*, node, build, freed_site, current, carry, lang) -> dict:
         fix = tr["fix_twice_carry"].format(detach=_detach_code(tr, carry["detach"]))
     else:
         fix = tr["fix_twice"]
+    sites = [build, freed_site[1:3] if freed_site else None, (build[0], carry["line"]) if carry and build else None]
+    rule = _rule_advice(lang, cfile, cline, _lines_in(cfile, *sites))
+    if rule is not None:
+        fix = rule.text(lang)
     rows = [tr["error_at"] + " [backward-twice]" + tr["colon"] + tr["twice_title"]]
     if build is not None:
         rows.append(_row(tr["graph"], f"{_loc(*build)}  {_source(*build)}   "
@@ -900,7 +986,8 @@ def _twice_parts(*, node, build, freed_site, current, carry, lang) -> dict:
         shown = carry.get("shown_file", build[0])  # as the program named it: a notebook cell keeps its label
         rows.append(_row(tr["carried"], f"{_loc(shown, carry['line'])}  {carry['code']}"))
     rows += [_row(tr["why"], why), _row(tr["fix"], fix)]
-    return {"message": message, "why": why, "fix": fix, "text": "\n".join(rows)}
+    return {"message": message, "why": why, "fix": fix, "text": "\n".join(rows),
+            "rule": rule.to_json() if rule is not None else None}
 
 
 def _row(label: str, value: str) -> str:
@@ -933,6 +1020,44 @@ def write_warning(kind: str, save, write, now: int, lang: str) -> str:
     fmt = dict(op=write.op, write=_loc(write.file, write.line), shape=_shape(save.tensor),
                dtype=_dtype(save.tensor), save=_loc(save.file, save.line), saved=save.version, now=now)
     return tr["warn_stale" if kind == "stale-save" else "warn_silent"].format(**fmt)
+
+
+def seen_at_write(kind: str, save, write, now: int, lang: str) -> TraceFinding:
+    """A write into a tensor a live graph saved, seen at the write (no backward() reported it: the program failed
+    on another save first, or never ran that backward()): a finding of its own, with its why and fix, so that
+    trace.json and the editor show every such (save, write) pair, not only the one backward() raised on."""
+    parts, i18n = _in_all_languages(_seen_parts, lang, kind=kind, save=save, write=write, now=now)
+    write_json = {"file": os.path.abspath(write.file), "line": write.line, "op": write.op}
+    if write.callers:
+        write_json["callers"] = _callers_json(write.callers)
+    return TraceFinding(
+        kind=kind, severity="warning", message=parts["message"],
+        save={"file": os.path.abspath(save.file), "line": save.line, "node": None}, write=write_json,
+        tensor={"shape": _shape(save.tensor), "dtype": _dtype(save.tensor)},
+        versions={"saved": save.version, "now": now}, why=parts["why"], fix=parts["fix"], text=parts["text"],
+        error_text=parts["text"], i18n=i18n, module=_module_json(write.module), rule=parts["rule"], seen="write",
+    )
+
+
+def _seen_parts(*, kind, save, write, now, lang) -> dict:
+    tr = _t(lang)
+    warning = write_warning(kind, save, write, now, lang)
+    prefix = tr["warning_prefix" if kind == "silent-write" else "warn_stale_prefix"] + tr["colon"]
+    message = warning[len(prefix):] if warning.startswith(prefix) else warning
+    if kind == "silent-write":
+        source = _source(write.file, write.line)
+        why, fix = ((tr["why_fused"], tr["fix_fused"]) if "fused" in write.op else
+                    (tr["why_data"], tr["fix_data"]) if ".data" in source else (tr["why_silent"], tr["fix_data"]))
+    else:
+        why, fix = _why_stale(tr, lang, save.tensor, None, save.file, save.line, write, save.version, now, 0, [])
+    rule = _rule_advice(lang, write.file, write.line, _lines_in(write.file, (save.file, save.line)))
+    if rule is not None:
+        fix = rule.text(lang)
+        if write.file == save.file and write.line == save.line:
+            why = rule.message
+    text = "\n".join([warning, _row(tr["why"], why), _row(tr["fix"], fix)])
+    return {"message": message, "why": why, "fix": fix, "text": text,
+            "rule": rule.to_json() if rule is not None else None}
 
 
 def compiled_note(file: str, line: int, lang: str) -> str:
