@@ -53,7 +53,10 @@ traced; threads started under the tracer are traced; ``sys.exit`` and ``os._exit
 report is written before ``os._exit``); forked DataLoader workers report nothing. ``torch.compile``'d code
 runs as compiled, without the tracer: a note at the first ``torch.compile`` call says so, and ``--eager``
 (``TORCH_COMPILE_DISABLE=1``) runs it eagerly so that it is traced (compiled code can fail where eager code
-passes, and the other way round: ``--eager`` is a different run).
+passes, and the other way round: ``--eager`` is a different run). Code dynamo traces by other entry points
+(``torch._dynamo.optimize(..., nopython=True)``) never sees the watcher either: it steps aside while dynamo
+compiles. ``torch.autograd.gradcheck`` perturbs its inputs through ``.data`` and puts them back before any
+backward() reads them: those writes are not the program's and are not logged.
 
 Output
 ------

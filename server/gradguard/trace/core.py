@@ -63,6 +63,7 @@ def _skip_prefixes() -> tuple[str, ...]:
 
 _SKIP = _skip_prefixes()
 _TORCH_DIR = os.path.dirname(os.path.abspath(torch.__file__)) + os.sep
+_GRADCHECK = os.path.join(_TORCH_DIR, "autograd", "gradcheck.py")
 _inference_mode_enabled = torch.is_inference_mode_enabled
 _IS_USER: dict[str, bool] = {}
 
@@ -262,6 +263,8 @@ class _WriteWatcher(TorchFunctionMode):
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         __tracebackhide__ = True  # IPython and pytest hide this frame; Tracer.__exit__ prunes it
+        if _is_compiling():  # dynamo tracing this mode (torch._dynamo.optimize(nopython=True)): be invisible to it
+            return func(*args, **(kwargs or {}))
         kind = _KIND.get(func)
         if kind is None:
             kind = _classify(func)
@@ -611,6 +614,8 @@ class Tracer:
         seq = next(_SEQ)
         result = func(*args, **kwargs)
         file, line, via = _user_frame(3)
+        if via == _GRADCHECK:
+            return result  # gradcheck's perturbation of an input, put back (`entry.copy_(orig)`) before any backward
         op = op or _op_name(func)
         module = self._module_site() if via.startswith(_TORCH_DIR + "nn" + os.sep) else None
         callers = _callers(3)
@@ -834,6 +839,9 @@ _WRITE_TIME = [k for k in catalog.KINDS if k.id in _WRITE_TIME_KINDS]
 
 
 _grad_enabled = torch.is_grad_enabled
+# dynamo reads this call as the constant True while it traces (eager: False), so the watcher's own code, which
+# dynamo cannot trace in nopython mode (str.endswith), is never traced into a graph
+_is_compiling = torch.compiler.is_compiling
 
 
 def _overlapping_grad_write(t) -> bool:
