@@ -240,6 +240,15 @@ EXPLAIN_PROGRAMS = {
     "inference-requires-grad": "with torch.inference_mode():\n    t = torch.ones(2)\nt.requires_grad_()",
     "no-grad-fn": "torch.rand(2).sum().backward()",
     "non-scalar-backward": "(w * 2).backward()",
+    # a warning, raised here as itself: one CPU process with the gloo backend, as a user can run it
+    "fsdp2-view-output": (
+        "import os, tempfile, uuid, warnings\nimport torch.distributed as dist\n"
+        "from torch.distributed.fsdp import fully_shard\n"
+        "dist.init_process_group('gloo', init_method='file://' + os.path.join(tempfile.gettempdir(), uuid.uuid4().hex), "
+        "rank=0, world_size=1)\n"
+        "try:\n    m = fully_shard(torch.nn.Sequential(torch.nn.Linear(2, 4), torch.nn.Unflatten(1, (2, 2))))\n"
+        "    with warnings.catch_warnings(record=True) as seen:\n        warnings.simplefilter('always')\n"
+        "        m(torch.rand(3, 2))\nfinally:\n    dist.destroy_process_group()\nraise seen[0].message"),
 }
 
 
@@ -254,8 +263,8 @@ def test_zh_explanation_of_every_error_kind():
     for kind, code in EXPLAIN_PROGRAMS.items():
         try:
             exec(code, {"torch": torch, "w": torch.rand(2, requires_grad=True)})
-        except RuntimeError as exc:
-            message = f"RuntimeError: {exc}"
+        except (RuntimeError, UserWarning) as exc:
+            message = f"{type(exc).__name__}: {exc}"
         [ex] = explain.explain(message, "zh", run_static=False)
         assert ex.kind == kind
         text = explain.render_text([ex], "zh")

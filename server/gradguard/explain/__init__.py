@@ -7,7 +7,8 @@ Use::
 
 It identifies which known error it is (saved tensor modified / leaf in-place / view of a leaf /
 multi-output views / no_grad view / out= / overlapping write / backward twice / inference tensors
-/ ...), decodes the tensor (``[torch.FloatTensor [1, 1]]``), the ``output K of X`` clause (node
+/ FSDP2's warning about an in-place op on a view a fully_shard module returned / ...; lines that
+torch.distributed prefixes with `[rank0]:` are read without the prefix), decodes the tensor (``[torch.FloatTensor [1, 1]]``), the ``output K of X`` clause (node
 names of torch 1.x and 2.x: ``SelectBackward``, ``SelectBackward0``, ``Select``; ``AsStrided`` =
 a view whose base changed, such as a weight changed by ``opt.step()``) and the versions, ranks
 likely causes, and lists candidate lines: the lines ``gradguard trace`` named (when the text
@@ -27,7 +28,10 @@ JSON output (``--format json``)::
                  "causes": [{"id", "text"}],           # most likely first
                  "candidates": [{"file", "line", "source", "code", "message", "text"}],
                  "compiled": {"markers": [str], "script": str | null, "rerun": str} | null,
-                 "rule": {"code", "file", "line", "message", "fix": str | null, "command": [str] | null} | null}]}
+                 "rule": {"code", "file", "line", "message", "fix": str | null, "command": [str] | null} | null,
+                 "distributed": {"kind": "fsdp2" | "dtensor", "markers": [str]} | null}]}
+                 # distributed: an FSDP2 warning, or an error in DTensor / fully_shard code (what one CPU process
+                 # reproduces of it is said in the text)
                  # rule: the static finding that names this error's lines; `fix` is then its recipe (advice.py)
                  # compiled: the traceback runs through torch.compile's machinery (dynamo, AOT autograd,
                  # inductor, generated `<eval_with_key>` code); rerun is the eager command line
@@ -96,6 +100,18 @@ L = {
         "unknown": "gradguard explain: no known autograd error found in the input",
         "static_missing": "(static engine not available: candidate lines from the static rules are not listed)",
         "compiled": "compiled",
+        "distributed": "distributed",
+        "distributed_fsdp2": ("one CPU process (the gloo backend, world_size=1) prints the same warning, and "
+                              "`gradguard trace` can run the program there; whether backward then fails or the "
+                              "gradients differ depends on the sharding across ranks, which one process does not "
+                              "reproduce. The fix is the same either way"),
+        "distributed_dtensor": ("this program uses DTensor / FSDP2 (torch.distributed): autograd saved plain local "
+                                "tensors on each rank, so the message names a `torch.FloatTensor` (a local shard, or "
+                                "the copy an op gathered), not the DTensor, and every rank raises it. An in-place op "
+                                "on a DTensor (`w.mul_(2)` under no_grad, an optimizer step on its parameters) writes "
+                                "those local tensors. The fixes are those of plain tensors. One CPU process (the gloo "
+                                "backend, world_size=1) raises the same error, so `gradguard trace` can name the "
+                                "lines there; what differs across ranks is not reproduced"),
         "compiled_text": ("this error went through torch.compile ({markers}). Compiled code traces forward and backward "
                           "together, so an in-place error can surface at the forward call or only when "
                           "compiled, in generated code rather than at your line"),
@@ -125,6 +141,14 @@ L = {
         "unknown": "gradguard explain：输入中没有找到已知的 autograd 错误",
         "static_missing": "（静态引擎不可用：未列出静态规则找到的候选行）",
         "compiled": "编译代码",
+        "distributed": "分布式",
+        "distributed_fsdp2": ("单个 CPU 进程（gloo 后端，world_size=1）会打印同样的警告，`gradguard trace` 可以在那里运行程序；"
+                              "反向传播随后是否失败、梯度是否不同，取决于各 rank 之间的分片，单个进程无法重现。修复方法都一样"),
+        "distributed_dtensor": ("这个程序使用了 DTensor / FSDP2（torch.distributed）：autograd 在每个 rank 上保存的是普通的本地张量，"
+                                "所以消息中的是 `torch.FloatTensor`（本地分片，或某个操作收集来的副本），而不是 DTensor，"
+                                "并且每个 rank 都会报错。对 DTensor 的原地操作（no_grad 中的 `w.mul_(2)`、对其参数的优化器更新）"
+                                "会写入这些本地张量。修复方法与普通张量相同。单个 CPU 进程（gloo 后端，world_size=1）会抛出同样的"
+                                "错误，所以 `gradguard trace` 可以在那里指出相关代码行；各 rank 之间的差异无法重现"),
         "compiled_text": ("这个错误经过了 torch.compile（{markers}）。编译后的代码把前向和反向一起追踪，所以原地操作错误可能"
                           "在前向调用处出现，或者只在编译时出现，位置在生成的代码里而不是你的代码行"),
         "eager": "eager 重跑",
@@ -169,6 +193,7 @@ class Explanation:
     candidates: list = field(default_factory=list)
     compiled: dict | None = None  # {"markers", "script", "rerun"}: the error went through torch.compile
     rule: dict | None = None  # the static finding whose recipe `fix` gives (advice.RuleAdvice.to_json)
+    distributed: dict | None = None  # {"kind": "fsdp2" | "dtensor", "markers"}: FSDP2 / DTensor code (_distributed)
     static_available: bool = True
     notebook: bool = False  # the traceback comes from IPython / Jupyter
 
@@ -301,6 +326,7 @@ def explain(text: str, lang: str = "en", run_static: bool = True, roots: list[st
     symlinks leading out: pasted text is untrusted."""
     roots = [os.getcwd()] if roots is None else list(roots)
     lang = lang if lang in L else "en"
+    text = _RANK_PREFIX.sub("", text)  # torch.distributed prefixes every line a rank prints: `[rank0]:   File ...`
     frames = parse_frames(text)
     user_frames = [f for f in frames if is_user_file(f.file)]
     static = _static_candidates(user_frames, lang, roots) if run_static else None
@@ -316,8 +342,30 @@ def explain(text: str, lang: str = "en", run_static: bool = True, roots: list[st
         start = found[index - 1][1].end() if index else 0
         region = frames[bisect.bisect_left(positions, start):bisect.bisect_left(positions, m.start())]
         ex.compiled = _compiled(text, start, m.start(), region)
+        ex.distributed = _distributed(kind.id, text, start, m.start(), region, roots)
         results.append(ex)
     return results
+
+
+_RANK_PREFIX = re.compile(r"^\[(?:rank|default)\d{1,6}\]:", re.M)
+# Words of torch.distributed's tensor-parallel and sharding APIs: in the traceback or in the user files it names
+_DISTRIBUTED_WORDS = ("DTensor", "distribute_tensor", "torch.distributed.tensor", "fully_shard", "init_device_mesh",
+                      "DeviceMesh")
+
+
+def _distributed(kind: str, text: str, start: int, end: int, region: list[Frame], roots: list[str]) -> dict | None:
+    """{"kind": "fsdp2" | "dtensor", "markers"} when this error comes from FSDP2 or DTensor code: an FSDP2 warning,
+    or a version or graph error in a traceback (or user files) that use DTensor or fully_shard."""
+    if kind == "fsdp2-view-output":
+        return {"kind": "fsdp2", "markers": ["FSDP2"]}
+    if kind not in ("saved-tensor-modified", "backward-twice", "leaf-inplace", "view-of-leaf-inplace"):
+        return None
+    chunk = text[max(start, end - 200_000):end]
+    markers = [word for word in _DISTRIBUTED_WORDS if word in chunk]
+    for path in list(dict.fromkeys(f.file for f in region if is_user_file(f.file) and not is_notebook_frame(f.file)))[:20]:
+        source = files.read_source(path, roots) or ""
+        markers += [word for word in _DISTRIBUTED_WORDS if word in source and word not in markers]
+    return {"kind": "dtensor", "markers": markers} if markers else None
 
 
 # Frames and words of torch.compile's machinery: dynamo's frame evaluation, AOT autograd's joint graph,
@@ -623,6 +671,8 @@ def render_text(explanations: list[Explanation], lang: str = "en") -> str:
             rows.append(_row(lx["compiled"], lx["compiled_text"].format(markers=", ".join(c["markers"]))))
             rows.append(_row(lx["eager"], lx["eager_text"].format(
                 rerun=f"`{c['rerun']}`", script=c["script"] or "your_script.py")))
+        if ex.distributed:
+            rows.append(_row(lx["distributed"], lx["distributed_" + ex.distributed["kind"]]))
         if ex.kind in _TRACED_KINDS and not ex.compiled and not any(c["source"] == "trace" for c in ex.candidates):
             rows.append(_row(lx["next"], lx["next_notebook" if ex.notebook else "next_trace"]))
         blocks.append("\n".join(rows))

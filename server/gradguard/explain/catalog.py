@@ -195,6 +195,21 @@ KINDS: list[ErrorKind] = [
        "不带参数的 backward() 要求损失只有一个元素。",
        "reduce first (`loss.sum().backward()` / `.mean()`), or pass `gradient=`",
        "先归约（`loss.sum().backward()` / `.mean()`），或传入 `gradient=`"),
+    # A warning, not an error: torch/distributed/fsdp/_fully_shard/_fsdp_state.py (torch 2.13).
+    _k("fsdp2-view-output",
+       r"FSDP2-wrapped module \((?P<module>[^()\n]{0,300})\) returned a view tensor\. An in-place op on this view",
+       "an in-place op on a view returned by an FSDP2 (fully_shard) module",
+       "对 FSDP2（fully_shard）模块返回的视图做了原地操作",
+       "A module wrapped with fully_shard returned a view (its forward ends in `.view()`, a transpose, indexing, "
+       "...). FSDP2 runs its pre-backward hook from that output; an in-place op on it (`out += y`) gives the output "
+       "a new grad_fn, so the hook never runs and the parameters are not all-gathered before backward: backward "
+       "then fails, or computes wrong gradients. Torch only warns; nothing is raised at the write.",
+       "用 fully_shard 包装的模块返回了一个视图（forward 以 `.view()`、转置、索引等结尾）。FSDP2 从这个输出上运行它的"
+       "反向前钩子；对它做原地操作（`out += y`）会给输出换上新的 grad_fn，钩子就不会运行，反向传播之前参数也不会被"
+       "all-gather：反向传播随后失败，或算出错误的梯度。torch 只给出警告，写入处不会报错。",
+       "use the out-of-place form on the module's output (`out = out + y`, not `out += y`), or `.clone()` the "
+       "output before any in-place op",
+       "对模块的输出改用非原地写法（用 `out = out + y` 代替 `out += y`），或在任何原地操作之前先复制输出（`.clone()`）"),
 ]
 
 # Backward-node names as they appear in "output K of X" (torch 2.x drops "Backward", 1.x keeps it).
