@@ -833,7 +833,10 @@ class Calls:
             return element if q == "random.choice" else Seq(None, element, path=scope.path, is_list=True)
         if q == "copy.deepcopy":
             positional, _ = args()
-            return deep_copy(positional[0]) if positional and isinstance(positional[0], Module) else None
+            if not positional or not isinstance(positional[0], Module):
+                return None
+            source = dotted(node.args[0].value) if node.args else None
+            return deep_copy(positional[0], site=(node, scope.top, f"copy.deepcopy({source})" if source else ""))
         if q == "argparse.ArgumentParser":
             args()
             return Special("argparser", {})  # dest -> the value `parse_args()` gives when the option is not passed
@@ -1352,16 +1355,18 @@ def _view_shape(method: str, shape, args) -> tuple[int, ...] | None:
 __all__ = ["Calls", "is_none"]
 
 
-def deep_copy(m: Module, memo: dict | None = None):
+def deep_copy(m: Module, memo: dict | None = None, site: tuple | None = None):
     """`copy.deepcopy(model)`: the same structure with parameters of its own (new version counters and storage,
-    the same requires_grad). What cannot be copied faithfully (a non-leaf tensor, an optimizer) becomes unknown."""
+    the same requires_grad). What cannot be copied faithfully (a non-leaf tensor, an optimizer) becomes unknown.
+    `site` (the call, its top, the call's code or ""): every copied layer and parameter was made there, and a
+    message names the copy (`a parameter of `copy.deepcopy(model)``), not the original's layer."""
     memo = {} if memo is None else memo
 
     def copy_value(value):
         if id(value) in memo:
             return memo[id(value)]
         if isinstance(value, Module):
-            return deep_copy(value, memo)
+            return deep_copy(value, memo, site)
         if isinstance(value, Seq):
             out = Seq([copy_value(v) for v in value.items] if value.items is not None else None,
                       copy_value(value.element) if value.element is not None else None, path=value.path,
@@ -1372,9 +1377,10 @@ def deep_copy(m: Module, memo: dict | None = None):
             if value.is_leaf is not True:
                 return None  # torch refuses to deepcopy a non-leaf; we do not guess
             owner = memo.get(id(value.module_params)) if value.module_params is not None else None
-            out = Tensor(Counter(known_start=False), Storage(), value.requires_grad, True, origin=value.origin,
-                         created_by=value.created_by, name=value.name, is_parameter=value.is_parameter,
-                         module_params=owner, shape=value.shape)
+            made_by = f"a parameter of `{site[2]}`" if site and site[2] and value.is_parameter else value.created_by
+            out = Tensor(Counter(known_start=False), Storage(), value.requires_grad, True,
+                         origin=site[0] if site else value.origin, created_by=made_by, name=value.name,
+                         is_parameter=value.is_parameter, module_params=owner, shape=value.shape)
             memo[id(value)] = out
             return out
         if isinstance(value, (Literal, Number, FunctionRef)) or value is None:
@@ -1384,7 +1390,8 @@ def deep_copy(m: Module, memo: dict | None = None):
     if id(m) in memo:
         return memo[id(m)]
     copy = dataclasses.replace(m, params_counter=Counter(known_start=m.params_counter.known_start),
-                               params_storage=Storage(), grads=False, attrs={}, children=None, parent=None)
+                               params_storage=Storage(), grads=False, attrs={}, children=None, parent=None,
+                               **({"ctor": site[0], "top": site[1], "copied_by": site[2]} if site else {}))
     copy.params_counter.owner = copy
     copy.params_counter.label = m.params_counter.label
     memo[id(m)] = copy

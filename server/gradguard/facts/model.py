@@ -188,6 +188,7 @@ class Module:
     params_storage: Storage
     inplace: bool | None = False  # None: may or may not be in place (no claim)
     ctor: cst.CSTNode | None = None
+    copied_by: str = ""  # "copy.deepcopy(model)": a copy made there (its parameters are the copy's, not the original's)
     children: list["Module"] | None = None  # Sequential / ModuleList children in order (None: unknown)
     grads: bool | None = False  # whether .grad holds values (for optimizer.step())
     name: str = ""

@@ -382,7 +382,7 @@ class Modules:
         rg = None if layer.frozen is None else (not layer.frozen)
         name = f"{layer.name}.{attr}" if layer.name and attr else (attr or layer.name)
         t = Tensor(layer.params_counter, layer.params_storage, rg, True, origin=node,
-                   created_by=f"a parameter of `{layer.name or short_kind(layer.kind)}`", is_parameter=True,
+                   created_by=f"a parameter of `{layer.copied_by or layer.name or short_kind(layer.kind)}`", is_parameter=True,
                    module_params=layer, name=name)
         if layer.row is not None:  # which parameter it is, when a torch layer's save may hold only some of them
             t.param_attr, t.param_path_len = attr, len(scope.path)

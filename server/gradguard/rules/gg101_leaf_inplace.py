@@ -94,9 +94,40 @@ def _update_runs(ctx, problems) -> dict:
     return edits
 
 
+def _chained_on(outer, inner) -> bool:
+    """`outer` is a method call on the result of `inner` (`w.mul_(d).add_(x)`: add_ on what mul_ returned)."""
+    node = outer
+    while type(node) is cst.Call and type(node.func) is cst.Attribute:
+        node = node.func.value
+        if node is inner:
+            return True
+    return False
+
+
+def _first_of_chains(problems) -> tuple[list, dict]:
+    """The problems left when a chained write (`ema_p.mul_(decay).add_(...)`) counts once: torch raises at the first
+    write of the chain, so the later ones are never reached; and, per kept problem, the ops chained after it."""
+    kept, later = [], {}
+    for problem in problems:
+        first = next((other for other in problems if other is not problem and other.write.stmt is problem.write.stmt
+                      and _chained_on(problem.write.node, other.write.node)), None)
+        if first is None:
+            kept.append(problem)
+    for problem in kept:
+        later[id(problem)] = [other.write.op for other in problems if other is not problem
+                              and other.write.stmt is problem.write.stmt
+                              and _chained_on(other.write.node, problem.write.node)]
+    return kept, later
+
+
+def _zh_around(text: str) -> str:
+    """` text ` inside a Chinese sentence: a space only beside a code span (the spacing rule of zh-glossary.md)."""
+    return (" " if text.startswith("`") else "") + text + (" " if text.endswith("`") else "")
+
+
 @RULE.checker
 def check(ctx):
-    problems = list(ctx.problems("leaf-write"))
+    problems, chained = _first_of_chains(list(ctx.problems("leaf-write")))
     runs = _update_runs(ctx, problems)
     for problem in problems:
         write, tensor, hint = problem.write, problem.tensor, problem.top
@@ -131,16 +162,19 @@ def check(ctx):
                                            "在 `torch.no_grad()` 中写入（不安全：写入不再记录到计算图）"),
                            ctx.wrap_no_grad(write.stmt, hint))
         where = ctx.t(f" (created on line {line})" if line else "", f"（创建于第 {line} 行）" if line else "")
+        then = chained[id(problem)]
+        after = ctx.t(f" (the chained {', '.join(f'`{op}`' for op in then)} never runs)" if then else "",
+                      f"（后面链式调用的 {'、'.join(f'`{op}`' for op in then)} 不会执行）" if then else "")
         message = ctx.t(
-            f"{name} is a leaf tensor that requires grad{where}; the in-place `{write.op}` here raises at once. "
+            f"{name} is a leaf tensor that requires grad{where}; the in-place `{write.op}` here raises at once{after}. "
             "Do parameter updates under `torch.no_grad()`, or work on a copy.",
-            f"{name} 是需要梯度的叶子张量{where}；这里的原地操作 `{write.op}` 会立刻报错。请在 `torch.no_grad()` 中更新参数，"
+            f"{name} 是需要梯度的叶子张量{where}；这里的原地操作 `{write.op}` 会立刻报错{after}。请在 `torch.no_grad()` 中更新参数，"
             "或者在副本上操作。")
         explanation = ctx.t(
             f"1. {name} is a leaf created on line {line} by {created_by(tensor.created_by, 'en')} (`is_leaf=True`, `requires_grad=True`).\n"
             f"2. Line {ctx.line(write.node, hint)} writes it in place with `{write.op}` while grad mode is on.\n"
             "3. torch raises at that line: a leaf that requires grad cannot be modified in place.",
-            f"1. {name} 是第 {line} 行由 {created_by(tensor.created_by, 'zh')} 创建的叶子张量（`is_leaf=True`，`requires_grad=True`）。\n"
+            f"1. {name} 是第 {line} 行由{_zh_around(created_by(tensor.created_by, 'zh'))}创建的叶子张量（`is_leaf=True`，`requires_grad=True`）。\n"
             f"2. 第 {ctx.line(write.node, hint)} 行在启用梯度时用 `{write.op}` 原地修改它。\n"
             "3. torch 在这一行报错：需要梯度的叶子张量不能被原地修改。")
         made, made_top = creation_site(tensor, hint)
