@@ -30,3 +30,23 @@ def test_gg101_zh_puts_no_space_between_chinese_characters():
     [f] = findings(CORPUS / "leaf_gh_timm_ema_01.py", "zh")
     assert "由 `copy.deepcopy(self.model)` 的参数创建的叶子张量" in f.explanation
     assert "（后面链式调用的 `add_()` 不会执行）" in f.message
+
+
+def test_gg403_names_the_discarded_repackage_hidden_result_at_its_line():
+    [f] = findings(CORPUS / "bt_gh_examples_wlm_01.py")
+    assert (f.code, f.span.start_line + 1) == ("GG403", 25)
+    assert f.message == ("`repackage_hidden(hidden)` returns a detached copy of `hidden`, but its result is discarded: "
+                         "`hidden` still holds the graph that line 26 built in the previous iteration, which "
+                         "`backward()` on line 29 freed, so the next `backward()` (line 29) fails. Assign it: "
+                         "`hidden = repackage_hidden(hidden)`.")
+    assert [r.span.start_line + 1 for r in f.related] == [26, 29]
+    [edit] = f.fix.edits
+    assert (edit.span.start_line + 1, edit.new_text) == (25, "hidden = repackage_hidden(hidden)")
+
+
+def test_gg403_a_dropped_detach_call_is_the_mistake_too():
+    source = ("import torch\ncell = torch.nn.RNNCell(2, 3)\nh = torch.zeros(1, 3)\nfor x in torch.randn(4, 1, 2):\n"
+              "    h.detach()\n    h = cell(x, h)\n    h.sum().backward()\n")
+    [f] = check_text(source, "loop.py").findings
+    assert (f.code, f.span.start_line + 1) == ("GG403", 5)
+    assert f.fix.edits[0].new_text == "h = h.detach()"

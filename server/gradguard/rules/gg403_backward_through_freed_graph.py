@@ -1,6 +1,10 @@
 """GG403: state carried across iterations makes backward go through an already freed graph."""
 from __future__ import annotations
 
+import re
+
+import libcst as cst
+
 from . import Rule, make_fix
 from ..fixes_order import detach_carry_at_read
 from ._common import carry_fix_title, detach_carry_fix
@@ -42,8 +46,10 @@ RULE = Rule(
               "could skip that line, the method returns the state, or a running statistic is updated in "
               "place of a re-binding, the state is detached where the next iteration first reads it "
               "(`self.rnn(x, self.hidden.detach())`); no fix for a tuple or `None` start there, nor for a "
-              "learned initial state. Unsafe: gradients no "
-              "longer flow into earlier iterations.",
+              "learned initial state. When the loop already calls a detaching helper on the state and drops its "
+              "result (`repackage_hidden(hidden)` alone on its line, or `hidden.detach()`), that call is the "
+              "mistake: the finding is on it, and the fix assigns the result (`hidden = repackage_hidden(hidden)`). "
+              "Unsafe: gradients no longer flow into earlier iterations.",
         "zh": "在携带的状态进入下一轮迭代的地方调用 `detach()`，而不是对计算损失所用的值：`h = h_next` 改为 `h = h_next.detach()`；"
               "`out, h = rnn(x, h)` 之后加一行 `h = h.detach()`（`y, (h, c) = lstm(...)` 之后加 `h, c = h.detach(), c.detach()`；"
               "LSTM 状态用 `state = tuple(s.detach() for s in state)`，因此从 `state = None` 开始也能运行）；"
@@ -58,10 +64,42 @@ RULE = Rule(
 )
 
 
+_DETACHING = re.compile(r"detach|repackage", re.I)  # `repackage_hidden` of PyTorch's word_language_model example
+
+
+def _discarded_detach(problem):
+    """The statement in the carrying loop that detaches the carried name and drops the result: `hidden.detach()`,
+    `repackage_hidden(hidden)` alone on its line (the user meant `hidden = repackage_hidden(hidden)`)."""
+    carry = problem.detail.get("carry")
+    name = problem.carry_target
+    if carry is None or carry.loop is None or not isinstance(carry.loop.body, cst.IndentedBlock) or "." in name:
+        return None
+    for stmt in carry.loop.body.body:
+        if not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1
+                and isinstance(stmt.body[0], cst.Expr) and isinstance(stmt.body[0].value, cst.Call)):
+            continue
+        call = stmt.body[0].value
+        func = call.func
+        if isinstance(func, cst.Attribute) and func.attr.value == "detach" and not call.args \
+                and isinstance(func.value, cst.Name) and func.value.value == name:
+            return call
+        if isinstance(func, cst.Name) and _DETACHING.search(func.value) and len(call.args) == 1 \
+                and isinstance(call.args[0].value, cst.Name) and call.args[0].value.value == name \
+                and call.args[0].keyword is None and not call.args[0].star:
+            return call
+    return None
+
+
 @RULE.checker
 def check(ctx):
     for problem in ctx.problems("freed-graph"):
         hint = problem.top
+        dropped = _discarded_detach(problem)
+        if dropped is not None:
+            f = _dropped_result(ctx, problem, dropped)
+            if f:
+                yield f
+            continue
         detached = detach_carry_fix(ctx, problem) or detach_carry_at_read(ctx, problem)
         new = detached[1] if detached else f"{problem.carry_target}.detach()"
         fix = make_fix("unsafe", carry_fix_title(ctx, detached, new), detached[0] if detached else None)
@@ -89,3 +127,41 @@ def check(ctx):
         f = ctx.finding(RULE, problem.carry, hint, message, related=related, fix=fix, explanation=explanation)
         if f:
             yield f
+
+
+def _dropped_result(ctx, problem, call):
+    """The finding on a detaching call whose result the loop drops: the user's actual mistake."""
+    hint, name = problem.top, problem.carry_target
+    code = ctx.code(call)
+    assign = f"{name} = {code}"
+    line = ctx.line(call, hint)
+    freed_by = problem.detail.get("freed_by")
+    f_line = ctx.line(freed_by, hint) if freed_by is not None else 0
+    b_line = ctx.line(problem.use, hint) if problem.use is not None else 0
+    c_line = ctx.line(problem.carry, hint)
+    edit = ctx.replace_node(call, hint, assign)
+    fix = make_fix("unsafe", ctx.t(f"Assign the result: `{assign}` (unsafe: cuts the graph, no gradient into earlier "
+                                   f"iterations)",
+                                   f"使用返回值：`{assign}`（不安全：截断计算图，梯度不再流入之前的迭代）"), edit) \
+        if edit is not None else None
+    message = ctx.t(
+        f"`{code}` returns a detached copy of `{name}`, but its result is discarded: `{name}` still holds the graph "
+        f"that line {c_line} built in the previous iteration, which `backward()` on line {f_line} freed, so the next "
+        f"`backward()` (line {b_line}) fails. Assign it: `{assign}`.",
+        f"`{code}` 返回 `{name}` 分离后的副本，但返回值被丢弃了：`{name}` 仍然持有上一轮第 {c_line} 行构建的计算图，"
+        f"而第 {f_line} 行的 `backward()` 已经释放了它，所以下一次 `backward()`（第 {b_line} 行）会失败。"
+        f"请使用返回值：`{assign}`。")
+    related = [ctx.related(problem.carry, hint, ctx.t(f"`{name}` is re-bound here to this iteration's graph",
+                                                     f"`{name}` 在这里重新绑定到这一轮的计算图"))]
+    if freed_by is not None:
+        related.append(ctx.related(freed_by, hint, ctx.t("this backward frees the graph", "这次反向传播释放了计算图")))
+    explanation = ctx.t(
+        f"1. Line {c_line} binds `{name}` to a tensor of this iteration's graph.\n"
+        f"2. `backward()` on line {f_line} frees that graph's saved tensors.\n"
+        f"3. In the next iteration, line {line} computes a detached copy and drops it; `{name}` is unchanged, so the "
+        f"next `backward()` reaches the freed graph and raises.",
+        f"1. 第 {c_line} 行把 `{name}` 绑定到这一轮计算图中的张量。\n"
+        f"2. 第 {f_line} 行的 `backward()` 释放了这张图保存的张量。\n"
+        f"3. 下一轮中，第 {line} 行算出分离后的副本却把它丢弃；`{name}` 没有改变，所以下一次 `backward()` 到达已释放的"
+        f"计算图并报错。")
+    return ctx.finding(RULE, call, hint, message, related=[r for r in related if r], fix=fix, explanation=explanation)
