@@ -50,3 +50,16 @@ def test_gg403_a_dropped_detach_call_is_the_mistake_too():
     [f] = check_text(source, "loop.py").findings
     assert (f.code, f.span.start_line + 1) == ("GG403", 5)
     assert f.fix.edits[0].new_text == "h = h.detach()"
+
+
+def test_gg202_inside_a_sequential_names_the_layer_output_it_overwrites():
+    source = ("import torch\nfrom torch import nn\n\n"
+              "model = nn.Sequential(nn.Linear(4, 8), nn.Sigmoid(), nn.ReLU(inplace=True), nn.Linear(8, 1))\n"
+              "out = model(torch.randn(2, 4))\nout.sum().backward()\n")
+    [f] = check_text(source, "seq.py").findings
+    assert f.message == ("`ReLU(inplace=True)` overwrites the output of `nn.Sigmoid` inside `model`, which "
+                         "`nn.Sigmoid` saved for backward on line 4; `backward()` on line 6 will fail. Use "
+                         "`inplace=False` here.")
+    assert f.explanation.startswith("1. Line 4: `nn.Sigmoid` (the forward on line 5) saves its output for backward")
+    [zh] = check_text(source, "seq.py", lang="zh").findings
+    assert "覆盖了 `model` 中 `nn.Sigmoid` 的输出" in zh.message

@@ -764,6 +764,12 @@ def saved_name(save, ctx: RuleContext | None = None, write=None) -> str:
         return save.tensor_name or "the parameters"
     if save.tensor_name:
         return f"`{save.tensor_name}`"
+    if (write is not None and write.kind == "inplace_module" and save.what == "output" and ctx is not None
+            and save.layer_call is not None and isinstance(save.layer_call[0], cst.Call)):
+        # a layer of a container saved its output and a later layer of it (ReLU(inplace=True)) wrote it: an
+        # intermediate inside the call, not what the call returned
+        outer = _short(ctx.code(save.layer_call[0].func))
+        return ctx.t(f"the output of `{save.op}` inside `{outer}`", f"`{outer}` 中 `{save.op}` 的输出")
     if write is not None and write.target_name:
         return f"`{write.target_name}`"
     if write is not None and ctx is not None and write.kind == "augassign" and isinstance(write.node, cst.AugAssign):
@@ -815,8 +821,9 @@ def stale_timeline(ctx: RuleContext, problem) -> str:
     if save.loop is not None and write.seq > save.seq and write.version_after > save.version + 1:
         iteration = ctx.t(" (in a later loop iteration)", "（在之后的循环迭代中）")
     name = saved_name(save, ctx)
-    if save.what == "parameters":
-        name = ""
+    if save.what == "parameters" or (write.kind == "inplace_module" and save.what == "output"
+                                     and save.layer_call is not None):
+        name = ""  # the weights; or an output inside a container, not what the container's call returned
     saved_v, now_v = version(save, save.version), version(save, write.version_after)
     use = use_phrase(ctx, problem)
     if problem.carry is not None:
