@@ -171,3 +171,23 @@ def test_the_tracer_says_it_in_chinese_as_the_checker_does(shell, capsys, nb_pat
     run(shell, capsys, SETUP, cell_id="setup")
     out = run(shell, capsys, BUG, cell_id="bug")
     assert "第 4 个单元格第 3 行  y.mul_(2)" in out
+
+
+def test_the_server_s_related_locations_say_the_cell():
+    """VS Code labels a related location `train.ipynb(1, 5)`, without the cell: the note itself names it."""
+    from pygls.workspace.position_codec import PositionCodec
+
+    from gradguard.engine import check_text
+    from gradguard.lsp.convert import Positions, finding_diagnostic
+    from gradguard.lsp.settings import Settings
+
+    text = SETUP + BUG + "\n"
+    snap = Snapshot("nb", text, "/x/train.ipynb",
+                    [Piece("cell-2", 0, 2, 1, cell=2), Piece("cell-4", 2, 4, 1, cell=4)], notebook_version=1)
+    for lang, note in (("en", "line 1 of cell 4: saved for backward by `sigmoid` here"),
+                       ("zh", "第 4 个单元格第 1 行：在这里被 `sigmoid` 保存用于反向传播")):
+        [finding] = check_text(text, "/x/train.ipynb", lang=lang).findings
+        uri, diagnostic = finding_diagnostic(finding, Positions(snap, PositionCodec()), Settings(), lang=lang)
+        first = diagnostic.related_information[0]
+        assert (uri, first.location.uri, first.location.range.start.line) == ("cell-4", "cell-4", 0)
+        assert first.message == note

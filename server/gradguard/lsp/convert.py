@@ -127,7 +127,7 @@ def severity(finding: Finding, settings: Settings) -> types.DiagnosticSeverity:
 
 
 def finding_diagnostic(
-    finding: Finding, positions: Positions, settings: Settings, markdown: bool = False
+    finding: Finding, positions: Positions, settings: Settings, markdown: bool = False, lang: str = "en"
 ) -> tuple[str, types.Diagnostic] | None:
     """The diagnostic for one finding and the URI it belongs to (a cell for notebooks); with `markdown` (the
     client declared `markupMessageSupport`), its message is Markdown with the explanation hover shows."""
@@ -135,7 +135,11 @@ def finding_diagnostic(
     if located is None:
         return None
     uri, rng = located
-    piece = positions.snapshot.piece_for(uri)
+    snapshot = positions.snapshot
+    piece = snapshot.piece_for(uri)
+    # VS Code labels a related location by the file's name and the line in the cell (`train.ipynb(3, 9)`), never
+    # the cell: in a notebook the note says it (`line 3 of cell 6: saved for backward here`)
+    in_cells = snapshot.is_notebook or snapshot.jupyter_cells is not None
     related = []
     for rel in finding.related:
         if rel.path:  # a place in another project file (its columns counted in code points)
@@ -148,9 +152,12 @@ def finding_diagnostic(
             continue
         rel_loc = positions.range(rel.span)
         if rel_loc is not None:
+            message = rel.message
+            if in_cells:
+                message = snapshot.describe_line(rel.span.start_line, lang) + ("：" if lang == "zh" else ": ") + message
             related.append(
                 types.DiagnosticRelatedInformation(
-                    location=types.Location(uri=rel_loc[0], range=rel_loc[1]), message=rel.message
+                    location=types.Location(uri=rel_loc[0], range=rel_loc[1]), message=message
                 )
             )
     fix = None

@@ -433,7 +433,7 @@ class GradguardServer(LanguageServer):
             report.findings = cells.relabel_findings(report.findings, lang)
             report.parse_notes = [replace(n, message=cells.relabel(n.message, lang)) for n in report.parse_notes]
         for finding in report.findings:
-            converted = finding_diagnostic(finding, positions, settings, self.protocol.markup_messages)
+            converted = finding_diagnostic(finding, positions, settings, self.protocol.markup_messages, lang)
             if converted is not None:
                 diagnostics.setdefault(converted[0], []).append(converted[1])
         for note in report.parse_notes:
