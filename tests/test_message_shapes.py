@@ -63,3 +63,19 @@ def test_gg202_inside_a_sequential_names_the_layer_output_it_overwrites():
     assert f.explanation.startswith("1. Line 4: `nn.Sigmoid` (the forward on line 5) saves its output for backward")
     [zh] = check_text(source, "seq.py", lang="zh").findings
     assert "覆盖了 `model` 中 `nn.Sigmoid` 的输出" in zh.message
+
+
+def test_the_extension_readme_promises_what_hover_shows():
+    """The README says the hover's error is torch's word for word only where the analysis knows the shape and
+    versions, and a form otherwise; the hover says which it is."""
+    from gradguard.lsp.hover import finding_markdown
+
+    readme = (Path(__file__).parent.parent / "client-vscode" / "README.md").read_text()
+    assert "the exact error torch prints" not in readme
+    assert "word for word where the analysis knows\n  the shape and the versions; otherwise its form, with `<n>`" in readme
+    [f] = check_text("import torch\nw = torch.rand(3, requires_grad=True)\nw.add_(1)\n", "leaf.py").findings
+    assert ("**At runtime** torch raises:\n\n```text\nRuntimeError: a leaf Variable that requires grad is being used "
+            "in an in-place operation.\n```") in finding_markdown(f, "en")
+    [form] = [f for f in findings(Path(__file__).parent / "trace_programs" / "gan_wrong_order.py")]
+    hover = finding_markdown(form, "en")
+    assert "**At runtime** torch raises (`[...]`, `<n>`, `<m>`: what depends on the run):" in hover
