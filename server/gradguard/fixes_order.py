@@ -1218,22 +1218,53 @@ def clear_kept_list(ctx, problem) -> tuple[Edit, str] | None:
     body = list(block.body)
     i_b = next(i for i, s in enumerate(body) if s is b_stmt)
     read = set().union(_reads(_receiver(use)), *(_stmt_reads(body[i]) for i in _cone(body, i_b, _receiver(use))))
-    kept = []
-    for call in _calls(tree):
-        if isinstance(call.func, cst.Attribute) and call.func.attr.value == "append" and len(call.args) == 1:
-            name = _dotted(call.func.value)
-            value = _value(ctx, call.args[0].value)
-            if name and name in read and value is not None and value.history and name not in kept:
-                kept.append(name)
+    kept, appends = _graph_appends(ctx, tree, read)
+    if not kept and not isinstance(tree, cst.Module):
+        # module-level lists filled by the module-level loop and read by a function that back-propagates
+        # (`log_probs.append(...)` in the episode loop, `finish_episode()` after it)
+        whole = cst.Module(body=[st for pb in getattr(ctx.locator, "blocks", []) for st in pb.module.body])
+        kept, appends = _graph_appends(ctx, whole, {n for n in read if "." not in n})
+        tree = whole if kept else tree
     if len(kept) != 1 or _cleared(tree, kept[0]):
         return None
+    # The lists filled in the same loop as the kept one and read with it (REINFORCE's `rewards` beside its
+    # `log_probs`): cleared with it, or the next episode would pair its entries with the old episode's.
+    parents = _parents(tree)
+    loop = _loop_of(appends[kept[0]], parents)
+    names = [kept[0]] + sorted({name for name, call in appends.items() if name != kept[0] and name in read
+                                and loop is not None and _loop_of(call, parents) is loop and not _cleared(tree, name)})
     span = ctx.span(b_stmt, top)
     if span is None:
         return None
     indent = ctx.indent_of(span.start_line)
-    line = f"del {kept[0]}[:]"
+    line = "; ".join(f"del {name}[:]" for name in names)
     end = len(ctx.source.line_text(span.end_line))
-    return Edit(Span(span.end_line, end, span.end_line, end), f"\n{indent}{line}"), line
+    return Edit(Span(span.end_line, end, span.end_line, end), "".join(f"\n{indent}del {name}[:]" for name in names)), line
+
+
+def _graph_appends(ctx, tree, read: set) -> tuple[list, dict]:
+    """The lists in `read` that `tree` appends tensors with graphs to, and, for every list in `read` it appends
+    to, its first append call."""
+    kept, appends = [], {}
+    for call in _calls(tree):
+        if isinstance(call.func, cst.Attribute) and call.func.attr.value == "append" and len(call.args) == 1:
+            name = _dotted(call.func.value)
+            if not name or name not in read:
+                continue
+            appends.setdefault(name, call)
+            value = _value(ctx, call.args[0].value)
+            if value is not None and value.history and name not in kept:
+                kept.append(name)
+                appends[name] = call
+    return kept, appends
+
+
+def _loop_of(node, parents):
+    """The innermost `for`/`while` around `node`, or None."""
+    node = parents.get(id(node))
+    while node is not None and not isinstance(node, (cst.For, cst.While)):
+        node = parents.get(id(node))
+    return node
 
 
 def _cleared(tree, name: str) -> bool:

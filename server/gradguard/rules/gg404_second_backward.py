@@ -58,7 +58,10 @@ RULE = Rule(
               "otherwise the first backward gets `retain_graph=True`, because the second one really needs that "
               "graph again. Its cost: every tensor the graph saved stays in memory until the second backward. "
               "Entries with graphs appended to a list that is never cleared (REINFORCE's `log_probs`) are "
-              "cleared after the backward that uses them (`del self.log_probs[:]`). No fix after a custom step "
+              "cleared after the backward that uses them (`del self.log_probs[:]`; module-level lists filled by the "
+              "episode loop too), with the lists filled beside them in the same loop that the loss reads "
+              "(`del rewards[:]`: otherwise the next episode's log-probs would meet the old episode's returns). "
+              "No fix after a custom step "
               "(`first_step()`) whose effect cannot be told, or a graph kept on an object in another shape: the "
               "message names it.",
         "zh": "提供哪种修复取决于代码的形态，每种都是不安全修复（它改变了程序的计算，而原程序因报错根本算不出结果）。"
@@ -72,7 +75,8 @@ RULE = Rule(
               "在该 step 之后重新计算第二次所需的前向传播（与 GG401 的修复相同）；否则第一次反向传播加上 "
               "`retain_graph=True`，因为第二次确实需要再次使用这张图。代价：这张图保存的所有张量在第二次反向传播之前都留在"
               "内存中。追加到从不清空的列表中、带计算图的条目（REINFORCE 的 `log_probs`）在使用它们的反向传播之后清空"
-              "（`del self.log_probs[:]`）。自定义 step（`first_step()`）之后效果无法判断，或以其他形态保存在对象上的计算图，"
+              "（`del self.log_probs[:]`；由回合循环填充的模块级列表也一样），同一个循环中一起填充、且损失会读取的列表也一并"
+              "清空（`del rewards[:]`：否则下一回合的 log-prob 会与上一回合的回报配对）。自定义 step（`first_step()`）之后效果无法判断，或以其他形态保存在对象上的计算图，"
               "不提供修复：消息会指出它。",
     },
     runtime_error="Trying to backward through the graph a second time (or directly access saved tensors after they have "
