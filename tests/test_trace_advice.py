@@ -168,3 +168,25 @@ def traced_doc(program: Path, tmp_path: Path, capsys) -> tuple[Path, dict, str]:
     out = tmp_path / "trace.json"
     trace.main(["--output", str(out), str(copy)])
     return copy, json.loads(out.read_text()), capsys.readouterr().err
+
+
+def test_a_fix_that_leaves_the_finding_is_not_given_as_the_command():
+    """The advice is re-checked: the program with the fix applied is analysed again, and a fix that leaves the
+    rule's finding (here one whose edit rewrites the line as it was) gives the rule's message, no command."""
+    from dataclasses import replace
+
+    from gradguard.explain import advice
+    from gradguard.findings import Edit
+
+    path = PROGRAMS / "saved_input_modified.py"
+    source = path.read_text()
+    findings = advice.findings_of(source, str(path), "en")
+    [real] = findings
+    line = real.span.start_line
+    same = Edit(replace(real.span, start_col=0, end_col=len(source.splitlines()[line])), source.splitlines()[line])
+    idle = replace(real, fix=replace(real.fix, edits=(same,)))
+    found = advice.match([idle], str(path), line + 1, (), source, "en")
+    assert (found.code, found.fix_title, found.command()) == ("GG201", "", [])
+    assert found.text("en") == f"GG201: {real.message}"
+    kept = advice.match(findings, str(path), line + 1, (), source, "en")
+    assert kept.fix_title == real.fix.message and kept.command()[-1] == str(path)

@@ -440,7 +440,7 @@ def _explain_one(kind, m, hints, frames, user_frames, static, lang, shared) -> E
     elif kind.id == "backward-twice":
         ex.causes = [{"id": "carried-state", "text": _carried_cause(lang)}]
     ex.candidates = _candidates(shared, raised, static, lang)
-    rule = _rule_advice(static, m.group(0), raised, shared)
+    rule = _rule_advice(static, m.group(0), raised, shared, lang)
     if rule is not None:  # the rule's recipe for this program, not the catalog's general one
         ex.rule = rule.to_json()
         ex.fix = rule.text(lang)
@@ -530,7 +530,7 @@ def _static_candidates(user_frames: list[Frame], lang: str, roots: list[str]):
             found.append(Candidate(path, line, "static", getattr(finding, "code", ""),
                                    getattr(finding, "message", ""),
                                    lines[line - 1].strip() if 0 < line <= len(lines) else ""))
-        results[path] = _StaticFile(found, findings)
+        results[path] = _StaticFile(found, findings, source)
     return results
 
 
@@ -538,9 +538,10 @@ def _static_candidates(user_frames: list[Frame], lang: str, roots: list[str]):
 class _StaticFile:
     candidates: list  # [Candidate]
     findings: list  # the engine's Finding objects: their related lines and fixes choose the advice
+    source: str = ""  # the file's text: a fix is re-checked on it before its command is given (advice.fix_holds)
 
 
-def _rule_advice(static, error_text: str, raised: Frame | None, shared: list[Candidate]):
+def _rule_advice(static, error_text: str, raised: Frame | None, shared: list[Candidate], lang: str):
     """The static rule's recipe for this error (advice.py): the finding that names the lines `gradguard trace`
     printed (the write, with the save), else one whose rule predicts this error text and that names the line the
     traceback raised at."""
@@ -552,11 +553,12 @@ def _rule_advice(static, error_text: str, raised: Frame | None, shared: list[Can
         path, entry = by_path.get(os.path.abspath(write.file), (None, None))
         if entry is not None:
             same = os.path.abspath(save.file) == os.path.abspath(write.file)
-            found = advice.match(entry.findings, path, write.line, (save.line,) if same else ())
+            found = advice.match(entry.findings, path, write.line, (save.line,) if same else (), entry.source, lang)
             if found is not None:
                 return found
     if raised is not None and raised.file in static:
-        return advice.for_error(static[raised.file].findings, raised.file, error_text, raised.line)
+        entry = static[raised.file]
+        return advice.for_error(entry.findings, raised.file, error_text, raised.line, entry.source, lang)
     return None
 
 

@@ -4,13 +4,15 @@ A runtime report knows the lines (where the tensor was saved, written, needed by
 intent; the rules know the program and carry fixes that are trained beside hand fixes (`make fixcheck`). So when
 the program's file can be read and a rule finding covers the lines the runtime saw, the runtime report gives that
 finding's recipe (its fix title, or its message when it has no fix) and the command that applies it, instead of a
-generic text of its own.
+generic text of its own. A fix is given only if it holds: the program with it applied, analysed again, has
+fewer findings of that rule (`fix_holds`).
 """
 from __future__ import annotations
 
 import shlex
 from dataclasses import dataclass
 
+from ..checking import apply_edits
 from ..rules import all_rules
 
 
@@ -52,7 +54,8 @@ def _lines_of(finding) -> tuple[int, set[int]]:
     return own, lines
 
 
-def match(findings, path: str, write: int | None, others: tuple[int, ...]) -> RuleAdvice | None:
+def match(findings, path: str, write: int | None, others: tuple[int, ...], source: str | None = None,
+          lang: str = "en") -> RuleAdvice | None:
     """The finding of `findings` (one file's report, at `path`) that names the runtime's write line and one of
     its other lines (the save, the backward() that needed it): its own line on the write first, then one whose
     related places hold the write. Without other lines, only a finding on the write line itself. None when no
@@ -71,10 +74,11 @@ def match(findings, path: str, write: int | None, others: tuple[int, ...]) -> Ru
             best = (rank, finding, own)
     if best is None:
         return None
-    return _advice(best[1], path, best[2])
+    return _advice(best[1], path, best[2], findings, source, lang)
 
 
-def for_error(findings, path: str, error_text: str, line: int) -> RuleAdvice | None:
+def for_error(findings, path: str, error_text: str, line: int, source: str | None = None,
+              lang: str = "en") -> RuleAdvice | None:
     """The finding of `findings` whose rule predicts `error_text` (its runtime error is in it) and that names `line`
     (where a traceback says the error was raised: the backward() for errors raised in backward): its own line on it
     first. None when none does."""
@@ -87,14 +91,27 @@ def for_error(findings, path: str, error_text: str, line: int) -> RuleAdvice | N
         rank = (own != line, own)
         if best is None or rank < best[0]:
             best = (rank, finding, own)
-    return _advice(best[1], path, best[2]) if best is not None else None
+    return _advice(best[1], path, best[2], findings, source, lang) if best is not None else None
 
 
-def _advice(finding, path: str, own: int) -> RuleAdvice:
+def _advice(finding, path: str, own: int, findings, source: str | None, lang: str) -> RuleAdvice:
     fix = finding.fix
+    if fix is not None and source is not None and not fix_holds(source, path, finding, findings, lang):
+        fix = None  # applied, it leaves the same rule's finding: the rule's message, not a command that fails
     return RuleAdvice(code=finding.code, path=path, line=own, message=finding.message,
                       fix_title=fix.message if fix is not None else "",
                       unsafe=fix is not None and fix.applicability != "safe")
+
+
+def fix_holds(source: str, path: str, finding, findings, lang: str) -> bool:
+    """The program with `finding`'s fix applied, analysed again, has fewer findings of the same rule: the fix
+    removed the mechanism it names rather than moving it."""
+    edits = [(e.span.start_line, e.span.start_col, e.span.end_line, e.span.end_col, e.new_text) for e in finding.fix.edits]
+    fixed, applied = apply_edits(source, [(finding.code, edits)])
+    if not applied:
+        return False
+    before = sum(1 for f in findings if f.code == finding.code)
+    return sum(1 for f in findings_of(fixed, path, lang) if f.code == finding.code) < before
 
 
 def findings_of(source: str, path: str, lang: str) -> list:

@@ -110,7 +110,7 @@ def _rule_advice(lang: str, file: str | None, line: int | None, others=()) -> ad
         if len(_RULE_FINDINGS) >= 16:
             _RULE_FINDINGS.pop(next(iter(_RULE_FINDINGS)))
         _RULE_FINDINGS[key] = advice.findings_of(source, path, lang)
-    return advice.match(_RULE_FINDINGS[key], path, line, tuple(n for n in others if n))
+    return advice.match(_RULE_FINDINGS[key], path, line, tuple(n for n in others if n), source, lang)
 
 
 def document(findings: list[TraceFinding], argv: list[str] | None = None, status: int | None = None) -> dict:
