@@ -114,10 +114,12 @@ DISTRIBUTION_OPS = {"rsample", "log_prob", "entropy", "cdf", "icdf", "perplexity
 
 
 class _ContextMarker:
-    def __init__(self, mode: str, inference_call: cst.Call | None = None, leaves_inference: bool = False):
+    def __init__(self, mode: str, inference_call: cst.Call | None = None, leaves_inference: bool = False,
+                 flag: str = ""):
         self.mode = mode
         self.inference_call = inference_call  # the `torch.inference_mode()` call, for inference-tensor facts
         self.leaves_inference = leaves_inference
+        self.flag = flag  # `train` of `set_grad_enabled(train)`: the mode depends on it (hover shows both arms)
 
 
 class Calls:
@@ -739,11 +741,13 @@ class Calls:
             return Special("distribution", flat_tensors(list(positional) + [v[0] for v in keywords.values()]))
         if q in ("torch.set_grad_enabled", "torch.autograd.set_grad_enabled"):
             positional, _ = args()
+            flag = dotted(node.args[0].value) if node.args and node.args[0].keyword is None else None
+            flag = flag if flag not in (None, "True", "False") else ""
             if positional and isinstance(positional[0], Literal) and positional[0].value in (True, False):
-                return _ContextMarker(GRAD_ON if positional[0].value else GRAD_OFF)
+                return _ContextMarker(GRAD_ON if positional[0].value else GRAD_OFF, flag=flag)
             from .model import GRAD_UNKNOWN
 
-            return _ContextMarker(GRAD_UNKNOWN)
+            return _ContextMarker(GRAD_UNKNOWN, flag=flag)
         if q in TENSOR_FACTORIES:
             evaluated = args()
             out = evaluated[1].get("out")

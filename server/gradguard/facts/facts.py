@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import libcst as cst
 
@@ -23,6 +23,10 @@ class TensorFacts:
     is_parameter: bool = False
     shares_counter_with: str = ""  # "a view of `x`", "`x` (detach)"
     data_alias_of: str = ""
+    # `train` when the name is met under `set_grad_enabled(train)` in passes of both grad modes, and per mode
+    # ("on", "off") what it was then: (requires_grad, is_leaf, created_by)
+    grad_flag: str = ""
+    by_mode: dict = field(default_factory=dict)
 
 
 _DISAGREE = "disagree"  # passes over one name proved different values: hover claims neither
@@ -61,6 +65,9 @@ class Facts:
         # id(Name node) -> (requires_grad, is_leaf) when the name was met: a later requires_grad_(), an index write
         # of a graph value, change the Tensor itself; joined over passes (iterations, call contexts, blocks)
         self.name_states: dict[int, tuple] = {}
+        # id(Name node) -> (flag, {grad mode: (requires_grad, is_leaf, created_by)}) for a name met inside
+        # `with torch.set_grad_enabled(flag):`, per mode the passes ran it in (hover shows each arm)
+        self.name_modes: dict[int, tuple] = {}
         self.expr_values: dict[int, Tensor] = {}  # id(expression node) -> the Tensor it evaluated to
         # id(write node or statement) -> "`flag` is true": code that runs only when a bool parameter is not its default
         self.option_conditions: dict[int, str] = {}
@@ -81,6 +88,9 @@ class Facts:
         self.name_values.update(other.name_values)
         for key, state in other.name_states.items():
             self.name_states[key] = _join_state(self.name_states.get(key), state)
+        for key, (flag, modes) in other.name_modes.items():
+            for mode, state in modes.items():
+                self._note_mode(key, flag, mode, state)
         self.expr_values.update(other.expr_values)
         self.saves.extend(other.saves)
         self.list_item_targets |= other.list_item_targets
@@ -102,9 +112,17 @@ class Facts:
                     return self.describe(self.name_values[id(node)], node.value, hint_block=pb, node=node)
         return None
 
-    def note_state(self, node: cst.Name, t: Tensor) -> None:
-        """Remember what `t` was where `node` named it (what hover shows there, whatever happens to it later)."""
+    def note_state(self, node: cst.Name, t: Tensor, flag: str = "", mode: str = "") -> None:
+        """Remember what `t` was where `node` named it (what hover shows there, whatever happens to it later);
+        under `set_grad_enabled(flag)`, also per grad mode."""
         self.name_states[id(node)] = _join_state(self.name_states.get(id(node)), (t.requires_grad, t.is_leaf))
+        if flag:
+            self._note_mode(id(node), flag, mode, (t.requires_grad, t.is_leaf, t.created_by))
+
+    def _note_mode(self, key: int, flag: str, mode: str, state: tuple) -> None:
+        modes = self.name_modes.setdefault(key, (flag, {}))[1]
+        old = modes.get(mode)
+        modes[mode] = state if old is None else (*_join_state(old[:2], state[:2]), old[2] or state[2])
 
     def describe(self, t: Tensor, name: str, hint_block=None, node: cst.Name | None = None) -> TensorFacts:
         loc = self.locator
@@ -121,9 +139,19 @@ class Facts:
             shares = f"a view of `{t.base.name}` (same storage and version counter)"
         requires_grad, is_leaf = (None if c is _DISAGREE else c
                                   for c in self.name_states.get(id(node), (t.requires_grad, t.is_leaf)))
-        return TensorFacts(name, is_leaf, requires_grad, span(t.origin), t.created_by,
+        flag, modes = self.name_modes.get(id(node), ("", {}))
+        # both arms of `set_grad_enabled(flag)` ran this name: hover says it depends on the flag, and what each arm
+        # made (never the no_grad arm's "made under no_grad" alone for a tensor the other arm puts in the graph)
+        by_mode = {mode: tuple(None if c is _DISAGREE else c for c in modes[mode][:2]) + modes[mode][2:]
+                   for mode in ("on", "off") if mode in modes}
+        created = t.created_by
+        if len(by_mode) == 2:
+            created = by_mode["on"][2] or created
+        else:
+            flag, by_mode = "", {}
+        return TensorFacts(name, is_leaf, requires_grad, span(t.origin), created,
                            _first_per_span(saves), _first_per_span(writes), t.is_parameter, shares,
-                           f"`{t.data_of.name}`" if t.data_of is not None else "")
+                           f"`{t.data_of.name}`" if t.data_of is not None else "", grad_flag=flag, by_mode=by_mode)
 
     def add_problem(self, problem: Problem) -> None:
         if problem.top is None and problem.write is not None:

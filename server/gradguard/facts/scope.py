@@ -164,6 +164,8 @@ class Scope:
     calls are evaluated by the analysis's `Expressions` and `Calls`, tensor, module and optimizer facts by its domain
     models; each is handed this scope (the context of what it records) as an argument."""
 
+    grad_flag = ""  # `train` inside `with torch.set_grad_enabled(train):` (this scope's own with-blocks)
+
     # They hold no state of their own, so one of each serves every scope of every analysis.
     calls = Calls()
     expressions = Expressions(calls)
@@ -270,7 +272,7 @@ class Scope:
     def record_name(self, node: cst.Name, value) -> None:
         if isinstance(value, Tensor):
             self.facts.name_values[id(node)] = value
-            self.facts.note_state(node, value)
+            self.facts.note_state(node, value, self.grad_flag, self.grad)
 
     def step(self, stmt=None) -> bool:
         """Count one interpreted statement; past the budget note where (once per run); False once the second
@@ -640,12 +642,13 @@ class Scope:
                 self.params.discard(name)
 
     def run_with(self, stmt: cst.With) -> None:
-        saved = self.grad, self.inference
+        saved = self.grad, self.inference, self.grad_flag
         for item in stmt.items:
             value = self.expressions.eval(self, item.item)
             mode = getattr(value, "mode", None)
             if mode is not None:
                 self.grad = mode
+                self.grad_flag = getattr(value, "flag", "")
                 if getattr(value, "inference_call", None) is not None:
                     self.inference = value.inference_call
                 elif getattr(value, "leaves_inference", False):
@@ -653,7 +656,7 @@ class Scope:
             elif item.asname is not None:
                 self.assign(item.asname.name, None, item.item, stmt)
         self.run_body(stmt.body.body)
-        self.grad, self.inference = saved
+        self.grad, self.inference, self.grad_flag = saved
 
     def run_try(self, stmt: cst.Try) -> None:
         saved = self.path

@@ -72,6 +72,9 @@ _T = {
         "nonleaf": "non-leaf (in the graph)",
         "leaf_unknown": "leaf or not: unknown",
         "rg_unknown": "requires_grad unknown",
+        "rg_depends": "requires_grad depends on `{flag}`",
+        "arm_on": "with `{flag}` true (grad enabled): {state}",
+        "arm_off": "with `{flag}` false (`set_grad_enabled(False)`, no graph): {state}",
         "created": "created on {where}",
         "created_by": " by {by}",
         "saved": "saved for backward by `{op}` on {where}",
@@ -114,6 +117,9 @@ _T = {
         "nonleaf": "非叶子张量（在计算图中）",
         "leaf_unknown": "是否为叶子张量：未知",
         "rg_unknown": "requires_grad 未知",
+        "rg_depends": "requires_grad 取决于 `{flag}`",
+        "arm_on": "`{flag}` 为真（启用梯度）时：{state}",
+        "arm_off": "`{flag}` 为假（`set_grad_enabled(False)`，不建计算图）时：{state}",
         "created": "创建于{where}",
         "created_by": "，由 {by} 创建",
         "saved": "在{where}被 `{op}` 为反向传播保存",
@@ -196,17 +202,27 @@ def tensor_markdown(facts, snapshot: Snapshot, lang: str, analysis=None, positio
     t = _T[lang]
     where = lambda span: snapshot.describe_line(span.start_line, lang)  # noqa: E731
     head = [t["tensor"]]
-    if facts.is_leaf is True:
-        head.append(t["leaf"])
-    elif facts.is_leaf is False:
-        head.append(t["nonleaf"])
+    arms = []
+    if getattr(facts, "grad_flag", ""):
+        # under `set_grad_enabled(flag)`, run with both values: what each arm makes, not a join that says "unknown"
+        head.append(t["rg_depends"].format(flag=facts.grad_flag))
+        for mode in ("on", "off"):
+            requires_grad, is_leaf, _by = facts.by_mode[mode]
+            state = [t["leaf"] if is_leaf is True else t["nonleaf"] if is_leaf is False else t["leaf_unknown"],
+                     t["rg_unknown"] if requires_grad is None else f"`requires_grad={requires_grad}`"]
+            arms.append("- " + t["arm_" + mode].format(flag=facts.grad_flag, state=" · ".join(state)))
     else:
-        head.append(t["leaf_unknown"])
-    if facts.requires_grad is None:
-        head.append(t["rg_unknown"])
-    else:
-        head.append(f"`requires_grad={facts.requires_grad}`")
-    lines = [f"**`{facts.name}`** — " + " · ".join(head), ""]
+        if facts.is_leaf is True:
+            head.append(t["leaf"])
+        elif facts.is_leaf is False:
+            head.append(t["nonleaf"])
+        else:
+            head.append(t["leaf_unknown"])
+        if facts.requires_grad is None:
+            head.append(t["rg_unknown"])
+        else:
+            head.append(f"`requires_grad={facts.requires_grad}`")
+    lines = [f"**`{facts.name}`** — " + " · ".join(head), "", *arms]
     if facts.created is not None:
         item = t["created"].format(where=where(facts.created))
         if facts.created_by:
