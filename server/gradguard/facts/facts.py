@@ -27,6 +27,7 @@ class TensorFacts:
     # ("on", "off") what it was then: (requires_grad, is_leaf, created_by)
     grad_flag: str = ""
     by_mode: dict = field(default_factory=dict)
+    made_in_call: tuple | None = None  # (Span, created_by) inside the callee, when `created` is the caller's line
 
 
 _DISAGREE = "disagree"  # passes over one name proved different values: hover claims neither
@@ -43,6 +44,11 @@ def _join_claims(old, new):
 def _join_state(old: tuple | None, new: tuple) -> tuple:
     """(requires_grad, is_leaf) of one name over several passes."""
     return new if old is None else tuple(map(_join_claims, old, new))
+
+
+def _short_code(code: str, limit: int = 60) -> str:
+    code = " ".join(code.split())
+    return code if len(code) <= limit else code[: limit - 1] + "…"
 
 
 def _first_per_span(items):
@@ -68,6 +74,9 @@ class Facts:
         # id(Name node) -> (flag, {grad mode: (requires_grad, is_leaf, created_by)}) for a name met inside
         # `with torch.set_grad_enabled(flag):`, per mode the passes ran it in (hover shows each arm)
         self.name_modes: dict[int, tuple] = {}
+        # id(Tensor) -> (call node, its top) of the assignment that bound the tensor a call returned (`d_fake =
+        # self.D(fake)`): hover's creation site is that line, the line inside the callee comes second
+        self.returned_at: dict[int, tuple] = {}
         self.expr_values: dict[int, Tensor] = {}  # id(expression node) -> the Tensor it evaluated to
         # id(write node or statement) -> "`flag` is true": code that runs only when a bool parameter is not its default
         self.option_conditions: dict[int, str] = {}
@@ -88,6 +97,7 @@ class Facts:
         self.name_values.update(other.name_values)
         for key, state in other.name_states.items():
             self.name_states[key] = _join_state(self.name_states.get(key), state)
+        self.returned_at.update(other.returned_at)
         for key, (flag, modes) in other.name_modes.items():
             for mode, state in modes.items():
                 self._note_mode(key, flag, mode, state)
@@ -149,9 +159,21 @@ class Facts:
             created = by_mode["on"][2] or created
         else:
             flag, by_mode = "", {}
-        return TensorFacts(name, is_leaf, requires_grad, span(t.origin), created,
+        site, made = span(t.origin), None
+        returned = self.returned_at.get(id(t))
+        if returned is not None and loc is not None:
+            call_span = span(*returned)
+            block = getattr(hint_block, "block", None)
+            here = block is None or block.start_line <= (call_span.start_line if call_span else -1) < block.end_line
+            if here and call_span is not None and site is not None and call_span.start_line != site.start_line:
+                # where the callee made it, shown after the caller's line (with what made it there, unless only
+                # the no_grad arm's "op under no_grad" is known of it)
+                made = (site, "" if by_mode and t.created_by == "an op under no_grad" else t.created_by)
+                site, created = call_span, f"`{_short_code(loc.code(returned[0]))}`"
+        return TensorFacts(name, is_leaf, requires_grad, site, created,
                            _first_per_span(saves), _first_per_span(writes), t.is_parameter, shares,
-                           f"`{t.data_of.name}`" if t.data_of is not None else "", grad_flag=flag, by_mode=by_mode)
+                           f"`{t.data_of.name}`" if t.data_of is not None else "", grad_flag=flag, by_mode=by_mode,
+                           made_in_call=made)
 
     def add_problem(self, problem: Problem) -> None:
         if problem.top is None and problem.write is not None:

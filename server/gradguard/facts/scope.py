@@ -683,6 +683,10 @@ class Scope:
                 self.env[name] = value
             self.params.discard(name)
             self.record_name(target, value)
+            if isinstance(value, Tensor) and type(value_node) is cst.Call and value.origin is not value_node \
+                    and value.origin is not None:
+                # `d_fake = self.D(fake)`: the tensor was made inside the call; hover names this line first
+                self.facts.returned_at[id(value)] = (value_node, self.top)
             if isinstance(value, (Tensor, Module, Instance)) and not value.name:
                 value.name = name
             self.note_assignment((self.serial, name), name, stmt, value_node)

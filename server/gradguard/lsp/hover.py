@@ -72,6 +72,7 @@ _T = {
         "nonleaf": "non-leaf (in the graph)",
         "leaf_unknown": "leaf or not: unknown",
         "rg_unknown": "requires_grad unknown",
+        "made_in": " (returned; made on {where}{by})",
         "rg_depends": "requires_grad depends on `{flag}`",
         "arm_on": "with `{flag}` true (grad enabled): {state}",
         "arm_off": "with `{flag}` false (`set_grad_enabled(False)`, no graph): {state}",
@@ -117,6 +118,7 @@ _T = {
         "nonleaf": "非叶子张量（在计算图中）",
         "leaf_unknown": "是否为叶子张量：未知",
         "rg_unknown": "requires_grad 未知",
+        "made_in": "（返回值；在{where}{by}）",
         "rg_depends": "requires_grad 取决于 `{flag}`",
         "arm_on": "`{flag}` 为真（启用梯度）时：{state}",
         "arm_off": "`{flag}` 为假（`set_grad_enabled(False)`，不建计算图）时：{state}",
@@ -196,6 +198,13 @@ def finding_markdown(finding: Finding, lang: str) -> str:
     return zh_spacing(text) if lang == "zh" else text
 
 
+def _made_by(t: dict, lang: str, by: str) -> str:
+    """` by X`; in Chinese `，由 X 创建` with a space only beside a code span (no space between Chinese words)."""
+    if lang != "zh":
+        return t["created_by"].format(by=by)
+    return "，由" + (" " if by.startswith("`") else "") + by + (" " if by.endswith("`") else "") + "创建"
+
+
 def tensor_markdown(facts, snapshot: Snapshot, lang: str, analysis=None, position=None) -> str:
     """What the analysis proved about one tensor name (TensorFacts from the engine), and, given the file's Facts
     and the hovered position, the version timeline of what it saved and what wrote it."""
@@ -228,7 +237,12 @@ def tensor_markdown(facts, snapshot: Snapshot, lang: str, analysis=None, positio
         if facts.created_by:
             raw = facts.created_by
             by = created_by(raw, lang)  # labels in `lang`, code the analysis left bare in a code span
-            item += t["created_by"].format(by=code_span(raw) if by == f"`{raw}`" else safe_inline(by))
+            item += _made_by(t, lang, code_span(raw) if by == f"`{raw}`" else safe_inline(by))
+        made = getattr(facts, "made_in_call", None)
+        if made is not None:  # the caller's line first, then where the callee made it
+            inner_by = created_by(made[1], lang) if made[1] else ""
+            item += t["made_in"].format(where=where(made[0]), by=_made_by(
+                t, lang, code_span(made[1]) if inner_by == f"`{made[1]}`" else safe_inline(inner_by)) if made[1] else "")
         lines.append(f"- {item}")
     value = _value_at(analysis, *position) if analysis is not None and position is not None else None
     timeline = version_timeline(value, facts.name, analysis, where, lang) if value is not None else None
