@@ -191,3 +191,16 @@ def test_the_server_s_related_locations_say_the_cell():
         first = diagnostic.related_information[0]
         assert (uri, first.location.uri, first.location.range.start.line) == ("cell-4", "cell-4", 0)
         assert first.message == note
+
+
+def test_a_list_of_lines_is_said_with_its_cells():
+    """A fix that moves or recomputes several statements names them as a list (`lines 8, 9`, `lines 15 and 17`)."""
+    from gradguard.notebook import CellMap
+
+    cells = CellMap([2, 4], [0, 10])
+    assert cells.relabel("Copy lines 8, 9 into the loop on line 11", "en") == \
+        "Copy lines 8, 9 of cell 2 into the loop on line 1 of cell 4"
+    assert cells.relabel("Recompute lines 3 and 12 after the step", "en") == \
+        "Recompute line 3 of cell 2 and line 2 of cell 4 after the step"
+    assert cells.relabel("把第 8, 9 行复制到第 11 行的循环里", "zh") == "把第 2 个单元格第 8、9 行复制到第 4 个单元格第 1 行的循环里"
+    assert cells.relabel("重新计算第 3、12 行", "zh") == "重新计算第 2 个单元格第 3 行、第 4 个单元格第 2 行"

@@ -32,3 +32,41 @@ def test_reinforce_module_level_lists_are_cleared_together():
                              "longer reach earlier episodes' entries)")
     [edit] = f.fix.edits
     assert edit.new_text == "\n    del log_probs[:]\n    del rewards[:]"
+
+
+def _notebook(cells: list[str]) -> str:
+    return json.dumps({"cells": [{"cell_type": "code", "id": f"c{i}", "metadata": {}, "source": c,
+                                  "execution_count": None, "outputs": []} for i, c in enumerate(cells)],
+                       "metadata": {"language_info": {"name": "python"}}, "nbformat": 4, "nbformat_minor": 5})
+
+
+SETUP = ("import torch\nfrom torch import nn\ntorch.manual_seed(0)\nx = torch.randn(32, 3)\ny = x.sum(1, keepdim=True)\n"
+         "model = nn.Linear(3, 1)\nopt = torch.optim.SGD(model.parameters(), lr=0.1)")
+FORWARD = "pred = model(x)\nloss = (pred - y).pow(2).mean()"
+DESCENT = "for step in range(5):\n    opt.zero_grad()\n    loss.backward()\n    opt.step()"
+HAND = ("for step in range(5):\n    pred = model(x)\n    loss = (pred - y).pow(2).mean()\n    opt.zero_grad()\n"
+        "    loss.backward()\n    opt.step()")
+
+
+def test_a_notebook_forward_in_one_cell_and_descent_in_a_later_cell_is_fixed_in_the_loop_s_cell(tmp_path):
+    """The forward runs once in cell 2; cell 3's loop only calls backward(). The fix copies the forward into the
+    loop (an edit may not span two cells), and the fixed notebook, run cell by cell, trains like the hand fix."""
+    sys.path.insert(0, str(CORPUS))
+    import fixcheck
+
+    nb = tmp_path / "descent.ipynb"
+    nb.write_text(_notebook([SETUP, FORWARD, DESCENT]))
+    [f] = check_text("\n".join([SETUP, FORWARD, DESCENT]) + "\n", str(nb)).findings
+    assert f.fix.message == ("Copy lines 8, 9 into the loop on line 10 (unsafe: every iteration runs that forward "
+                             "again, from the current weights)")
+    done = subprocess.run([sys.executable, "-m", "gradguard", "check", "--no-cache", "--fix", "--unsafe-fixes", str(nb)],
+                          capture_output=True, text=True, timeout=300)
+    assert "Fixed 1 problem(s)" in done.stdout, done.stdout + done.stderr
+    cells = ["".join(c["source"]) for c in json.loads(nb.read_text())["cells"]]
+    assert cells == [SETUP, FORWARD, HAND]
+    fixed, hand = tmp_path / "fixed.py", tmp_path / "hand.py"
+    fixed.write_text("\n".join(cells) + "\n")
+    hand.write_text("\n".join([SETUP, HAND]) + "\n")
+    runs = fixcheck.run_traced([fixed, hand], timeout=120)
+    assert runs[str(fixed)].clean and runs[str(hand)].clean
+    assert fixcheck.compare(runs[str(fixed)], runs[str(hand)], "same") is None

@@ -1101,6 +1101,17 @@ def recompute_in_loop(ctx, problems) -> tuple[Edit, dict] | None:
                                                                      for ln in lines):
             return None
         copies.append("\n".join(inner_indent + ln[len(outer_indent):] if ln.strip() else ln for ln in lines))
+    if str(getattr(source, "path", "")).endswith(".ipynb"):
+        # a notebook: the forward's cell and the loop's are different cells, and a fix's edit cannot span two
+        # cells; the forward is copied to the top of the loop (one insertion in the loop's cell), its cell unchanged
+        at = inner_span.start_line
+        copied = "".join(c + "\n" for c in copies)
+        try:
+            ast.parse(source.text[:source.offset(at, 0)] + copied + source.text[source.offset(at, 0):])
+        except (SyntaxError, ValueError):
+            return None
+        return Edit(Span(at, 0, at, 0), copied), {
+            "lines": [spans[i][0] + 1 for i in move], "moved": False, "loop": ctx.line(loop, top)}
     first_line, last_line = spans[move[0]][0], inner_span.start_line - 1
     start, end = source.offset(first_line, 0), source.offset(last_line, len(source.line_text(last_line)))
     region = source.text[start:end]

@@ -194,16 +194,32 @@ class CellMap:
             cell, local = one(int(m.group("a")))
             return f"{m.group('word')} {local} of cell {cell}"
 
-        def zh(m: re.Match) -> str:
+        def listed(m: re.Match) -> str:  # `lines 8, 9` / `lines 15 and 17` (a fix that moves statements)
             if after_file and m.start() <= 1:
                 return m.group(0)
-            cell, local = one(int(m.group("a")))
-            return f"第 {cell} 个单元格第 {local} 行"
+            numbers = [int(n) for n in re.findall(r"\d+", m.group("list"))]
+            places = [one(n) for n in numbers]
+            seps = re.split(r"\d+", m.group("list"))[1:-1]
+            if len({cell for cell, _ in places}) == 1:
+                locals_ = [str(local) for _, local in places]
+                return f"{m.group('word')}s " + "".join(a + b for a, b in zip(locals_, seps + [""])) + \
+                    f" of cell {places[0][0]}"
+            return "".join(f"{m.group('word').lower() if i else m.group('word')} {local} of cell {cell}" + sep
+                           for i, ((cell, local), sep) in enumerate(zip(places, seps + [""])))
+
+        def zh_listed(m: re.Match) -> str:  # 第 8 行, 第 15、17 行
+            if after_file and m.start() <= 1:
+                return m.group(0)
+            places = [one(int(n)) for n in re.findall(r"\d+", m.group("list"))]
+            if len({cell for cell, _ in places}) == 1:
+                return f"第 {places[0][0]} 个单元格第 {'、'.join(str(local) for _, local in places)} 行"
+            return "、".join(f"第 {cell} 个单元格第 {local} 行" for cell, local in places)
 
         text = re.sub(r"\b(?P<word>[Ll]ine)s (?P<a>\d+)-(?P<b>\d+)\b", span, text)
+        text = re.sub(r"\b(?P<word>[Ll]ine)s (?P<list>\d+(?:(?:, and |, | and )\d+)+)\b(?! of )", listed, text)
         text = re.sub(r"\b(?P<word>[Ll]ine) (?P<a>\d+)\b(?! of )", single, text)
         if lang == "zh" or "行" in text:
-            text = re.sub(r"第 ?(?P<a>\d+) ?行", zh, text)
+            text = re.sub(r"第 ?(?P<list>\d+(?:(?:、|, ?)\d+)*) ?行", zh_listed, text)
         return text
 
 
