@@ -20,6 +20,7 @@ def test_every_r31_shape_gets_a_fix_that_trains_like_the_hand_fix():
     assert proc.returncode == 0, proc.stderr
     res = json.loads(proc.stdout)
     assert res["rows"] == {"GG101": {"detected": 1, "fix": 1, "clean": 1, "trains": 1},
+                           "GG201": {"detected": 1, "fix": 1, "clean": 1, "trains": 1},
                            "GG403": {"detected": 1, "fix": 1, "clean": 1, "trains": 1},
                            "GG404": {"detected": 1, "fix": 1, "clean": 1, "trains": 1}}
 
@@ -70,3 +71,11 @@ def test_a_notebook_forward_in_one_cell_and_descent_in_a_later_cell_is_fixed_in_
     runs = fixcheck.run_traced([fixed, hand], timeout=120)
     assert runs[str(fixed)].clean and runs[str(hand)].clean
     assert fixcheck.compare(runs[str(fixed)], runs[str(hand)], "same") is None
+
+
+def test_a_queue_enqueued_in_forward_is_named_and_read_through_a_copy():
+    path = CORPUS / "bugs" / "saved_gh_moco_queue_01.py"
+    [f] = check_text(path.read_text(), str(path)).findings
+    assert f.message == ("`self.queue` was saved for backward by `@` on line 19; this in-place `[]=` changes it, so "
+                         "`backward()` on line 35 will fail.")
+    assert (f.fix.applicability, f.fix.message) == ("safe", "Let `@` save a copy: `self.queue.clone()`")

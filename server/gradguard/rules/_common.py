@@ -117,6 +117,11 @@ def clone_argument(ctx: RuleContext, save, write=None) -> tuple[tuple[Edit, ...]
                 and _root_name(expr) is not None and _root_name(expr) == _root_name(save.expr))
             if not same and write is not None and isinstance(expr, cst.Name) and save.what == "input":
                 same = _written_root(write) == expr.value and _same_function(ctx, save, write)
+            if not same and write is not None and write.kind == "setitem" and isinstance(expr, cst.Attribute) \
+                    and save.what == "input":
+                # `q @ self.queue`, then `self.queue[:, i:j] = k.T` in the same method (a queue enqueued in forward)
+                root = _written_expr(write)
+                same = root is not None and ctx.code(root) == ctx.code(expr) and _same_function(ctx, save, write)
             if same:
                 cloned = fixes.with_method(ctx, expr, save.top, "clone")
                 if cloned is None:
@@ -126,6 +131,19 @@ def clone_argument(ctx: RuleContext, save, write=None) -> tuple[tuple[Edit, ...]
         return None
     # `t * t` clones both operands: the title names `t.clone()` once (it read "`t.clone()`, `t.clone()`")
     return tuple(edit for edit, _ in found), ", ".join(f"`{text}`" for text in dict.fromkeys(t for _, t in found))
+
+
+def _written_expr(write):
+    """The expression a write changes, with its index taken off: `self.queue` of `self.queue[:, i:j] = v`, of
+    `self.queue.mul_(m)` and of `self.queue += v`; None for other writes."""
+    node = write.node
+    if isinstance(node, cst.AugAssign):
+        node = node.target
+    elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+        node = node.func.value
+    while isinstance(node, cst.Subscript):
+        node = node.value
+    return node if isinstance(node, (cst.Name, cst.Attribute)) else None
 
 
 def _written_root(write) -> str | None:
@@ -776,6 +794,10 @@ def saved_name(save, ctx: RuleContext | None = None, write=None) -> str:
         return f"`{_short(ctx.code(write.node.target))}`"
     if save.tensor is not None and getattr(save.tensor, "name", "") and save.what != "parameters":
         return f"`{save.tensor.name}`"
+    if write is not None and ctx is not None and save.what == "input" and write.kind == "setitem" \
+            and isinstance(_written_expr(write), cst.Attribute):
+        # `self.queue[:, i:j] = k.T`: the attribute the user writes, not the code that made it in `__init__`
+        return f"`{_short(ctx.code(_written_expr(write)))}`"
     if ctx is not None and save.expr is not None:
         return f"`{_short(ctx.code(save.expr))}`"
     return "a tensor" if ctx is None or ctx.lang != "zh" else "一个张量"
