@@ -80,7 +80,7 @@ async def test_a_client_that_declares_markup_message_support_gets_markdown_with_
     assert diag.code == "GG202" and (diag.range.start.line, diag.range.start.character) == (7, 4)
     assert isinstance(diag.message, types.MarkupContent) and diag.message.kind == types.MarkupKind.Markdown
     first, timeline, raised = diag.message.value.split("\n\n")
-    assert first.startswith("`ReLU(inplace=True)` overwrites `model(x)`, which `nn.Sigmoid` saved")
+    assert first.startswith("`ReLU(inplace=True)` overwrites the output of `nn.Sigmoid` inside `model`, which `nn.Sigmoid` saved")
     assert timeline.startswith("1. Line 7: `nn.Sigmoid`")
     assert raised.startswith("torch raises:\n```text\none of the variables needed for gradient "
                              "computation has been modified by an inplace operation") and raised.endswith("\n```")
@@ -90,4 +90,4 @@ async def test_a_client_that_declares_markup_message_support_gets_markdown_with_
 async def test_any_other_client_gets_the_plain_one_line_message(plain_client):
     diag = await _diagnostic(plain_client)
     assert isinstance(diag.message, str) and "\n" not in diag.message
-    assert diag.message.startswith("`ReLU(inplace=True)` overwrites `model(x)`, which `nn.Sigmoid` saved")
+    assert diag.message.startswith("`ReLU(inplace=True)` overwrites the output of `nn.Sigmoid` inside `model`, which `nn.Sigmoid` saved")

@@ -70,7 +70,7 @@ async def test_check_a_file_gives_code_line_column_message_and_the_fix_edits(pro
     [finding] = record["findings"]
     assert (finding["code"], finding["name"], finding["severity"]) == ("GG202", "inplace-activation-on-saved", "error")
     assert (finding["line"], finding["column"], finding["end_line"], finding["end_column"]) == (8, 5, 8, 26)
-    assert finding["message"].startswith("`ReLU(inplace=True)` overwrites `model(x)`, which `nn.Sigmoid` saved")
+    assert finding["message"].startswith("`ReLU(inplace=True)` overwrites the output of `nn.Sigmoid` inside `model`, which `nn.Sigmoid` saved")
     [fix] = finding["fixes"]
     assert fix["title"].startswith("Use `inplace=False`") and fix["safety"] == "safe"
     assert fix["edits"] == [{"line": 8, "column": 21, "end_line": 8, "end_column": 25, "new_text": "False"}]
