@@ -493,7 +493,8 @@ class GradguardServer(LanguageServer):
                 if (finding.code, finding.span) in seen:
                     continue
                 seen.add((finding.code, finding.span))
-                converted = finding_diagnostic(finding, positions, settings)
+                converted = finding_diagnostic(finding, positions, settings, self.protocol.markup_messages,
+                                               own.lang if own is not None else self.lang_for(settings))
                 if converted is not None:
                     out.append(converted[1])
         return out
