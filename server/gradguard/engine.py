@@ -62,6 +62,7 @@ class Engine:
         self._entry_imports: dict = {}  # statement group text -> its index (project.index_blocks)
         self._chunk_blocks = _LRU(4096)  # linked chunk text -> its blocks
         self._project_texts = _LRU(512)  # (path, mtime, size) -> text of a project file read for linking
+        self._class_texts = _LRU(64)  # the same, for files read for an imported class (their blocks are cached)
         self.index = ProjectIndex(self.linker, self._project_text)
         # real path -> the text an editor holds for an open project file (read instead of the disk's)
         self.overlay: dict[str, str] = {}
@@ -361,15 +362,21 @@ class Engine:
         held = self.overlay.get(str(real))
         if held is not None:
             return held
+        read = self._file_text(real, self._project_texts)
+        return read[1] if read is not None else None
+
+    def _file_text(self, path: Path, cache: "_LRU") -> tuple | None:
+        """((path, mtime, size), text) of a project file read for its definitions: UTF-8, at most MAX_IMPORTED_BYTES,
+        newlines normalised; `cache` keeps the text by that key. None when it cannot be read."""
         try:
-            info = real.stat()
-            key = (str(real), info.st_mtime_ns, info.st_size)
+            info = path.stat()
+            key = (str(path), info.st_mtime_ns, info.st_size)
         except OSError:
             return None
-        text = self._project_texts.get(key)
+        text = cache.get(key)
         if text is None:
             try:
-                with open(real, "rb") as handle:
+                with open(path, "rb") as handle:
                     data = handle.read(MAX_IMPORTED_BYTES + 1)
                 if len(data) > MAX_IMPORTED_BYTES:
                     return None
@@ -378,8 +385,8 @@ class Engine:
                 return None
             if "\r" in text:
                 text = text.replace("\r\n", "\n").replace("\r", "\n")
-            self._project_texts[key] = text
-        return text
+            cache[key] = text
+        return key, text
 
     def importers_of(self, path: str) -> list[str]:
         """The project files whose run may put findings in `path` (they import it, directly or through a package)."""
@@ -448,21 +455,12 @@ class Engine:
         """The classes a project file defines, read lazily: its text is split into blocks once and only the block
         of a class asked for is parsed (parsing every imported module whole cost ~20% of a check of timm, whose
         files import each other's layers)."""
-        try:
-            info = path.stat()
-            key = (str(path), info.st_mtime_ns, info.st_size)
-        except OSError:
+        read = self._file_text(path, self._class_texts)
+        if read is None:
             return _ModuleClasses(self, [])
+        key, text = read
         cached = self._imported.get(key)
         if cached is None:
-            try:
-                with open(path, "rb") as handle:
-                    data = handle.read(MAX_IMPORTED_BYTES + 1)
-                if len(data) > MAX_IMPORTED_BYTES:
-                    return _ModuleClasses(self, [])
-                text = decode_source(data)
-            except (OSError, UnicodeDecodeError):
-                return _ModuleClasses(self, [])
             cached = self._imported[key] = _ModuleClasses(self, Source(text, str(path)).blocks)
         return cached
 
