@@ -317,6 +317,35 @@ CLASS_STEPS = [
 ]
 
 
+# The members each CLASS_STEPS step re-runs (issue 30): the edited method and the members that read it; an edit of
+# `__init__`, of a class attribute or of a member's name re-runs them all (every method's instance runs `__init__`).
+ALL_MEMBERS = ["Net.__init__", "Net.act", "Net.forward", "Net.reset"]
+MEMBERS_RERUN = {
+    1: ["Net.reset"],
+    2: ["Net.act", "Net.forward"],  # forward calls act
+    3: ["Net.act", "Net.forward"],
+    4: ALL_MEMBERS + ["Net.shrink"],
+    5: ALL_MEMBERS + ["Net.shrink"],
+    6: ALL_MEMBERS + ["Net.shrunk"],
+    7: ["Net.shrunk"],
+}
+
+
+def test_an_edit_in_one_method_re_runs_that_method_and_the_members_reading_it():
+    from gradguard.engine import Engine
+
+    engine = Engine()
+    engine.check(CLASS_PROGRAM, "/project/net.py")
+    assert engine.members_ran == ALL_MEMBERS + ["Net.shrink"]
+    text = CLASS_PROGRAM
+    for number, (old, new, _spliced) in enumerate(CLASS_STEPS, start=1):
+        text = text.replace(old, new, 1)
+        edited = engine.check(text, "/project/net.py")
+        if number in MEMBERS_RERUN:
+            assert engine.members_ran == MEMBERS_RERUN[number], f"step {number}"
+        assert _engine_view(edited) == _engine_view(Engine().check(text, "/project/net.py")), f"step {number}"
+
+
 def test_an_edit_in_one_method_parses_that_method_alone():
     from gradguard.engine import Engine
 

@@ -40,7 +40,7 @@ class Engine:
         self.cache = cache or ParseCache(5000 if editor else 16)
         # (id(block module), file context) -> (module, Facts of that block's functions); the module is kept
         # in the value so that an id is never reused for another module while its entry lives.
-        self.block_facts = _LRU(2000 if editor else 1)
+        self.block_facts = _LRU(4000 if editor else 1)
         # id(block module) -> (module, what FileAnalysis indexes of that block and the names it calls): an edit
         # re-indexes only the blocks it re-parsed (re-walking 5,000 lines per keystroke cost ~30 ms)
         self.block_index = _LRU(2000 if editor else 1)
@@ -48,6 +48,7 @@ class Engine:
         # edit inside a function that module-level code does not reach reuses it. Not kept by a batch run.
         self.module_runs = _LRU(64) if editor else None
         self.module_code_runs = 0  # how many checks interpreted module-level code (tests count the reuses)
+        self.members_ran: list[str] = []  # the class members the last check interpreted anew (tests count them)
         self._imported = _LRU(512)  # (path, mtime, size) -> classes of a user module imported by checked files
         self._last_source = _LRU(64)  # path -> the Source last checked there (edits re-split only what changed)
         # When set (the language server sets its workspace folders), project files beside a checked file are
@@ -215,6 +216,7 @@ class Engine:
                                         cancelled=self._cancelled)
                 analysis.run()
                 self.module_code_runs += analysis.module_code_ran
+                self.members_ran = analysis.members_ran
                 return analysis
             except RecursionError:
                 if not good:

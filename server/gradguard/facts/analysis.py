@@ -24,7 +24,7 @@ from .expressions import children
 from .facts import Facts, TensorFacts  # noqa: F401  (re-exported)
 from .model import GRAD_OFF, GRAD_ON, GRAD_UNKNOWN, ClassRef, FunctionRef
 from .names import canonical, collect_imports, dotted
-from .summaries import SummaryStore
+from .summaries import SummaryStore, _Copier, _NotSummarisable
 
 GRAD_METHODS = {"forward", "training_step", "__call__"}
 _LIBRARY_ROOTS = {"torch", "numpy", "np", "os", "sys", "math", "random", "typing", "collections", "functools",
@@ -55,6 +55,7 @@ class FileAnalysis:
         self.document = document
         self.cancelled = cancelled  # () -> bool, polled between statements (scope.step): a newer edit stops this run
         self.module_code_ran = False  # whether run() interpreted the module-level code (a cached run is reused)
+        self.members_ran: list[str] = []  # the class members this run interpreted anew (tests count the reuses)
         self._bound: dict | None = None  # name -> how the module binds it (`_names_bound`)
         self.called_names = called_names  # names this file's code calls (`train(`, `.step(`): None = not known
         # An editor also runs functions that write nothing, for what hover says about their names; their runs
@@ -69,6 +70,9 @@ class FileAnalysis:
         self._called_by: dict[int, set] = {}  # id(FunctionDef) -> the names its text calls
         self._init_shapes: dict[int, bool] = {}  # id(__init__ FunctionDef) -> whether it shapes layers
         self._instances: dict[int, tuple] = {}  # id(ClassInfo) -> (abstract instance, snapshot, built reporting)
+        # id(ClassInfo) -> (an unrecorded build, its steps, calls and reads) that methods' instances copy, per check
+        self._templates: dict[int, tuple | None] = {}
+        self._instance_needs: dict[int, int] = {}  # id(ClassInfo) -> methods of this check still to build one
         self.summaries = SummaryStore()  # constructors run once per call context (per block run, as _instances)
         # quiet_modules: ids of block modules whose text has no in-place write, step() or backward(): they
         # are not run on their own (they cannot produce a problem), but calls from other code still reach them.
@@ -86,6 +90,11 @@ class FileAnalysis:
         self.calls = 0
         self.budget_noted: set[str] = set()  # the budgets whose first cut in this run is noted (one note each)
         self.deps: set | None = None  # block modules read by the current cached run
+        # a member run of a class (see _run_class_members): that class, its members by the definitions they
+        # hold, and the members the run read
+        self._member_class: cst.ClassDef | None = None
+        self._member_of: dict[int, cst.CSTNode] = {}
+        self.member_deps: set = set()
         self._locals: dict[int, set[str]] = {}
         self._generators: dict[int, bool] = {}  # id(FunctionDef) -> has a `yield` of its own
         self._globals: dict[int, set[str]] = {}
@@ -205,10 +214,16 @@ class FileAnalysis:
         return self.resolve_dotted(call.func)
 
     def touch(self, node) -> None:
-        """The current cached run reads this definition: an edit to its block must re-run the reader."""
+        """The current cached run reads this definition: an edit to its block must re-run the reader. Inside the
+        class whose member is running, the member holding the definition (the class's header is always read)."""
         if self.deps is None or node is None:
             return
         top = self.top_of.get(id(node), node)
+        if top is self._member_class:
+            item = self._member_of.get(id(node))
+            if item is not None:
+                self.member_deps.add(item)
+            return
         module = self.module_of.get(id(top))
         if module is not None:
             self.deps.add(module)
@@ -364,6 +379,10 @@ class FileAnalysis:
                 continue
             if not any(type(stmt) in (cst.FunctionDef, cst.ClassDef) for stmt in module.body):
                 continue
+            info = self._single_class(module)
+            if info is not None:
+                self._run_class_members(module, info, signature, present, file_facts)
+                continue
             # A def/class block run on its own depends on its text, the file's imports, the blocks it read
             # (functions it called, classes it built, module-level bindings), and how the names of those blocks
             # resolve at module level (a name it read as unbound may be defined since): cached on all of them.
@@ -371,14 +390,7 @@ class FileAnalysis:
             cached = self.block_cache.get(key) if self.block_cache is not None else None
             if cached is None or cached[0] is not module or not all(present.get(id(d)) is d for d in cached[2]) \
                     or (cached[3] is not None and not self._same_resolution(*cached[3])):
-                self.facts = Facts()
-                self.facts.imports = self.imports
-                self.deps = set()
-                self._instances = {}  # a block's run reads only instances it built (its deps stay complete)
-                self.summaries = SummaryStore()
-                self.steps = 0
-                self.calls = 0
-                self.budget_noted = set()
+                self._start_cached_run()
                 for stmt in module.body:
                     self._run_definitions(stmt, class_info=None, top=stmt)
                 deps = tuple(self.deps - {module})
@@ -397,6 +409,128 @@ class FileAnalysis:
             file_facts.problems = [p for p in file_facts.problems
                                    if p.detail.get("escape_of", "") not in self.called_names or not p.detail.get("escape_of")]
         return file_facts
+
+    def _start_cached_run(self) -> None:
+        """A block's or a member's run on its own starts afresh: its own Facts, instances, summaries and budget."""
+        self.facts = Facts()
+        self.facts.imports = self.imports
+        self.deps = set()
+        self._instances = {}  # a run reads only instances it built (its deps stay complete)
+        self.summaries = SummaryStore()
+        self.steps = 0
+        self.calls = 0
+        self.budget_noted = set()
+
+    def _single_class(self, module: cst.Module) -> ClassInfo | None:
+        """The class a block holds alone (the usual `class Net(nn.Module):` block), whose members run apart."""
+        if len(module.body) != 1 or type(module.body[0]) is not cst.ClassDef \
+                or type(module.body[0].body) is not cst.IndentedBlock:
+            return None
+        info = self.classes.get(module.body[0].name.value)
+        return info if info is not None and info.node is module.body[0] else None
+
+    def _run_class_members(self, module: cst.Module, info: ClassInfo, signature: tuple, present: dict,
+                           file_facts: Facts) -> None:
+        """Each member of a class block (a method, a nested class, a class-level statement holding defs) runs on
+        its own, with an instance of its own built by running `__init__` (a member never sees what another
+        member's run did to an instance), and its own budget. Its Facts are cached on its node, the modes its
+        definitions run in, the class's header (bases, decorators, class-level statements, member names, and
+        `__init__`), the members and other blocks it read, and how their names resolve: an edit inside one
+        method re-runs that method and the members that read it, not the class."""
+        cls = module.body[0]
+        members = cls.body.body
+        header = self._class_header(cls)
+        member_of = self._members_index(module, cls)
+        current = {id(item): item for item in members}
+        plan = []
+        for item in members:
+            modes: list = []
+            self._definition_modes(item, modes)
+            if not modes:
+                continue
+            key = ("member", id(item), signature, tuple(modes))
+            cached = self.block_cache.get(key) if self.block_cache is not None else None
+            if cached is None or cached[0] is not item or not _same_nodes(cached[4], header) \
+                    or not all(present.get(id(d)) is d for d in cached[2]) \
+                    or not all(current.get(id(m)) is m for m in cached[3]) \
+                    or (cached[5] is not None and not self._same_resolution(*cached[5])):
+                cached = None
+            plan.append((item, key, cached, modes))
+        # how many methods run now on an instance of their own: the last one takes its build, not a copy
+        self._instance_needs[id(info)] = sum(
+            1 for item, _key, cached, modes in plan
+            if cached is None and type(item) is cst.FunctionDef and item.name.value != "__init__"
+            and (modes[0] or self.describe_quiet))
+        for item, key, cached, _modes in plan:
+            if cached is None:
+                self._start_cached_run()
+                self.members_ran.append(f"{cls.name.value}.{getattr(getattr(item, 'name', None), 'value', '')}")
+                self._member_class, self._member_of, self.member_deps = cls, member_of, set()
+                try:
+                    self._run_definitions(item, info, cls)
+                finally:
+                    self._member_class = None
+                deps = tuple(self.deps - {module})
+                resolution = None  # a batch check runs each member once: nothing to record for a later edit
+                if self.module_runs is not None:
+                    words = frozenset().union(*(self._words_of(m) for m in (module, *deps)))
+                    bound = self._names_bound()
+                    resolution = (words, {w: bound[w] for w in words if w in bound})
+                cached = (item, self.facts, deps, tuple(self.member_deps - {item}), header, resolution)
+                self.deps = None
+                if self.block_cache is not None:
+                    self.block_cache[key] = cached
+                self.facts = file_facts
+            file_facts.merge(cached[1])
+
+    @staticmethod
+    def _class_header(cls: cst.ClassDef) -> tuple:
+        """What every member's run reads of its class: bases, keywords, decorators, the class-level statements
+        that are not defs, the members' names in order, and `__init__` (every method's instance runs it)."""
+        out: list = [*cls.bases, *cls.keywords, *cls.decorators]
+        names = []
+        for item in cls.body.body:
+            if type(item) in (cst.FunctionDef, cst.ClassDef):
+                names.append(item.name.value)
+                if item.name.value == "__init__":
+                    out.append(item)
+            else:
+                out.append(item)
+        out.append(tuple(names))
+        return tuple(out)
+
+    def _members_index(self, module: cst.Module, cls: cst.ClassDef) -> dict:
+        """id(definition) -> the member of `cls` holding it (the member itself included), kept with the parse."""
+        key = ("members", id(module))
+        entry = self.block_index.get(key) if self.block_index is not None else None
+        if entry is None or entry[0] is not module:
+            index: dict[int, cst.CSTNode] = {}
+            for item in cls.body.body:
+                index[id(item)] = item
+                nested: dict[int, cst.CSTNode] = {}
+                self._index_tops(item, nested)
+                for node_id in nested:
+                    index[node_id] = item
+            entry = (module, index)
+            if self.block_index is not None:
+                self.block_index[key] = entry
+        return entry[1]
+
+    def _definition_modes(self, stmt: cst.CSTNode, out: list) -> None:
+        """Whether each definition `_run_definitions(stmt)` meets writes (so runs reporting), in its order."""
+        if type(stmt) is cst.FunctionDef:
+            out.append(self.function_writes(stmt))
+            for inner in walk_statements(stmt.body.body if type(stmt.body) is cst.IndentedBlock else []):
+                if inner is not stmt and type(inner) in (cst.FunctionDef, cst.ClassDef):
+                    self._definition_modes(inner, out)
+        elif type(stmt) is cst.ClassDef:
+            out.append(None)
+            for inner in stmt.body.body if type(stmt.body) is cst.IndentedBlock else ():
+                self._definition_modes(inner, out)
+        elif isinstance(stmt, cst.BaseCompoundStatement):
+            for inner in walk_statements([stmt]):
+                if inner is not stmt and type(inner) in (cst.FunctionDef, cst.ClassDef):
+                    self._definition_modes(inner, out)
 
     def note_budget_cut(self, scope, node, budget: str, message: str) -> None:
         """The first cut of a budget ("statements", "calls", "depth") in this run: where it happened (a statement
@@ -685,7 +819,7 @@ class FileAnalysis:
             name = params[0].name.value
             scope.params.discard(name)
             if name == "self":
-                instance = self.abstract_instance(class_info, top)
+                instance = self.abstract_instance(class_info, top, recording=False)
                 if instance is not None:
                     scope.env["self"] = instance
                     scope.self_value = instance
@@ -693,10 +827,10 @@ class FileAnalysis:
         scope.settle_unknown_grad()
         scope.finish()
 
-    def abstract_instance(self, info: ClassInfo, top):
-        """An instance built by running `__init__` with unknown arguments (defaults where given)."""
-        from .scope import Scope
-
+    def abstract_instance(self, info: ClassInfo, top, recording: bool = True):
+        """An instance built by running `__init__` with unknown arguments (defaults where given). Recording: the
+        build is `__init__`'s own run (its Facts are the run's); otherwise it is a method's `self`, an instance of
+        its own whose build records nothing (a copy of this check's template of the class, when exact)."""
         if info.is_function or info.external:
             return None
         cached = self._instances.get(id(info))
@@ -704,15 +838,87 @@ class FileAnalysis:
             obj, snapshot, _ = cached
             _restore(snapshot)  # what an earlier method's run changed on it (flags, attributes) is undone
             return obj
+        obj = self._recorded_instance(info, top) if recording else self._unrecorded_instance(info, top)
+        if obj is not None and hasattr(obj, "name"):
+            obj.name = "self"
+        if obj is not None:
+            self._instances[id(info)] = (obj, _snapshot(obj), not self.silent or not recording)
+        return obj
+
+    def _build_instance(self, info: ClassInfo, top):
+        from .scope import Scope
+
         builder = Scope(self, kind="function", grad=GRAD_ON, class_info=info, top=top)
         obj = builder.calls.instantiate(builder, info, [], {}, info.node)
         builder.settle_unknown_grad()
         builder.finish()
-        if obj is not None and hasattr(obj, "name"):
-            obj.name = "self"
-        if obj is not None:
-            # building a model class runs every nested `__init__`: one build serves all of the class's methods
-            self._instances[id(info)] = (obj, _snapshot(obj), not self.silent)
+        return obj
+
+    def _build_apart(self, info: ClassInfo, top, recording: bool) -> tuple:
+        """(instance, the blocks and members its build read): the build's reads kept apart, for its copies to take;
+        unrecorded, into Facts of its own (the budget cuts it meets stay the run's)."""
+        facts = self.facts
+        if not recording:
+            self.facts = Facts()
+            self.facts.imports = self.imports
+        deps, self.deps = self.deps, (set() if self.deps is not None else None)
+        member_deps, self.member_deps = self.member_deps, set()
+        try:
+            obj = self._build_instance(info, top)
+        finally:
+            built, self.deps = self.deps, (deps | self.deps if deps is not None else None)
+            built_members, self.member_deps = self.member_deps, member_deps | self.member_deps
+            if not recording:
+                facts.budget_cuts.extend(self.facts.budget_cuts)
+                self.facts = facts
+        return obj, built or set(), built_members
+
+    def _fresh_budget(self) -> bool:
+        return self.steps == 0 and self.calls == 0 and not self.budget_noted
+
+    def _offer_template(self, info: ClassInfo, obj, fresh: bool, deps: set, member_deps: set) -> bool:
+        """Keep a build that started from a fresh budget and met no limit as the class's template for this check."""
+        if id(info) in self._templates or not fresh or obj is None or self.budget_noted \
+                or self.steps > self.max_steps // 2 or self.calls >= self.max_calls:
+            return False
+        self._templates[id(info)] = (obj, self.steps, self.calls, deps, member_deps)
+        return True
+
+    def _recorded_instance(self, info: ClassInfo, top):
+        """`__init__`'s own run builds the instance; the build serves its methods' copies too."""
+        fresh = self._fresh_budget()
+        obj, deps, member_deps = self._build_apart(info, top, recording=True)
+        self._offer_template(info, obj, fresh, deps, member_deps)
+        return obj
+
+    def _unrecorded_instance(self, info: ClassInfo, top):
+        """A method's own instance: a build whose findings are `__init__`'s run's to report, or a copy of this
+        check's template of the class (a build that started, as this one, from a method's fresh budget: the copy is
+        charged its steps and calls and takes its reads). The last method to need one takes the build itself."""
+        fresh = self._fresh_budget()
+        later = self._instance_needs.get(id(info), 2) - 1
+        self._instance_needs[id(info)] = later
+        template = self._templates.get(id(info))
+        if template is not None and fresh:
+            obj, steps, calls, deps, member_deps = template
+            try:
+                copy = _Copier((), (), (), (), keep_dtype=True, writes=True).value(obj)
+            except _NotSummarisable:
+                copy = None
+                self._templates[id(info)] = None  # not copied faithfully: each method builds its own
+            if copy is not None:
+                self.steps += steps
+                self.calls += calls
+                if self.deps is not None:
+                    self.deps |= deps
+                    self.member_deps |= member_deps
+                return copy
+        obj, deps, member_deps = self._build_apart(info, top, recording=False)
+        if later > 0 and self._offer_template(info, obj, fresh, deps, member_deps):
+            try:  # the template is never handed out: a method's run changes its instance
+                return _Copier((), (), (), (), keep_dtype=True, writes=True).value(obj)
+            except _NotSummarisable:
+                self._templates[id(info)] = None
         return obj
 
     def _function_grad_mode(self, fn: cst.FunctionDef, class_info: ClassInfo | None) -> str:
@@ -724,6 +930,11 @@ class FileAnalysis:
         if class_info is not None and fn.name.value == "__init__":
             return GRAD_ON
         return GRAD_UNKNOWN
+
+
+def _same_nodes(old: tuple, new: tuple) -> bool:
+    """The same nodes (the very parsed objects), and equal plain values between them."""
+    return len(old) == len(new) and all(a is b or type(a) is tuple and a == b for a, b in zip(old, new))
 
 
 def _same_reads(old: tuple, new: tuple) -> bool:

@@ -204,6 +204,9 @@ def find_method(analysis, info: ClassInfo, name: str, after: ClassInfo | None = 
                 walk(other)
 
     walk(info)
+    for c in order:
+        if not c.external:
+            analysis.touch(c.node)  # what the lookup found, or found missing, depends on each class it walked
     if after is not None:
         names = [c.name for c in order]
         order = order[names.index(after.name) + 1:] if after.name in names else []

@@ -191,6 +191,8 @@ class Scope:
         self.globals_scope = parent.globals_scope if parent is not None else (self if kind == "module" else None)
         self.depth = parent.depth + 1 if parent is not None else 0
         self.stack: tuple = (parent.stack if parent is not None else ()) + ((function,) if function is not None else ())
+        if function is not None:
+            analysis.touch(function)  # a cached run depends on every definition it interprets
         self.env: Env = Env()
         self.params: set[str] = set()
         self.local_names: set[str] = set()

@@ -366,8 +366,11 @@ class _Copier:
     copy faithfully: recorded events (writes, saves, graph owners), closures, optimizers, library objects."""
 
     def __init__(self, old_path: tuple, old_iterations: tuple, new_path: tuple, new_iterations: tuple,
-                 keep_dtype: bool = False):
+                 keep_dtype: bool = False, writes: bool = False):
         self.memo: dict = {}
+        # copy the writes a counter or storage recorded (a method's instance made from a build whose `__init__`
+        # ran `trunc_normal_(self.pos_embed)`): the copy is the state right after that build, written as it was
+        self.writes = writes
         self.keep_dtype = keep_dtype  # the key holds whether defaults or autocast changed: proven dtypes stand
         self.old_path, self.new_path = old_path, new_path
         self.old_iterations, self.new_iterations = old_iterations, new_iterations
@@ -439,9 +442,9 @@ class _Copier:
         done = self.memo.get(id(c))
         if done is not None:
             return done
-        if c.writes or c.version:
+        if (c.writes or c.version) and not self.writes:
             raise _NotSummarisable
-        out = Counter(next(_ids), 0, [], c.label, c.known_start, None)
+        out = Counter(next(_ids), c.version, list(c.writes), c.label, c.known_start, None)
         self.memo[id(c)] = out
         out.owner = self.value(c.owner)
         return out
@@ -450,9 +453,9 @@ class _Copier:
         done = self.memo.get(id(s))
         if done is not None:
             return done
-        if s.silent_writes:
+        if s.silent_writes and not self.writes:
             raise _NotSummarisable
-        out = Storage(next(_ids))
+        out = Storage(next(_ids), list(s.silent_writes))
         self.memo[id(s)] = out
         return out
 
