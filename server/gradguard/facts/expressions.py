@@ -33,6 +33,8 @@ from .names import dotted
 from .sets import SharedSet
 
 _MAX_INT = 10 ** 9
+# the fields of `torch.return_types` pairs (`x.min(1)`, `x.sort()`, `x.topk(k)`), in their order
+RETURN_TYPE_FIELDS = ("values", "indices")
 
 
 _TENSOR_COMPARISONS = (cst.Equal, cst.NotEqual, cst.LessThan, cst.GreaterThan, cst.LessThanEqual,
@@ -220,7 +222,17 @@ class Expressions:
             if attr in ("requires_grad", "is_leaf"):
                 flag = base.requires_grad if attr == "requires_grad" else base.is_leaf
                 return Literal(flag) if flag is not None else None
+            if attr in RETURN_TYPE_FIELDS:
+                # a tensor has no such attribute: this value stands for the (values, indices) pair of a reduction
+                # the op table does not list (`dist.min(1)`), whose values carry its graph and indices none
+                if attr == "values":
+                    return base
+                return scope.tensors.new_tensor(scope, requires_grad=False, is_leaf=True, origin=node,
+                                                created_by="`.indices`")
             return None
+        if isinstance(base, Seq) and attr in RETURN_TYPE_FIELDS and base.items is not None and len(base.items) == 2 \
+                and not base.is_list:
+            return base.items[RETURN_TYPE_FIELDS.index(attr)]  # `x.sort(1).values`, `x.topk(k).indices`
         if isinstance(base, Special) and base.kind == "super":
             return base  # `super().__init__` resolved at the call
         if isinstance(base, Special) and base.kind == "namespace":
