@@ -297,3 +297,44 @@ def test_a_linked_training_loop_that_rebuilds_its_graph_each_pass_is_clean(tmp_p
     folder = write(tmp_path, {"models.py": LOOP_MODELS, "training.py": training, "main.py": LOOP_MAIN})
     assert run_python("main.py", folder).returncode == 0
     assert gg(".", cwd=folder) == (0, [])
+
+
+REFERENCE = ("import torch\n\n\n"
+             "@torch.{mode}()\n"
+             "def reference_probs(logits):\n"
+             "    return torch.softmax(logits, dim=-1)\n")
+KL_LOSS = ("import torch.nn.functional as F\n\n\n"
+           "def kl_to_reference(policy_logits, ref_probs):\n"
+           "    logp = F.log_softmax(policy_logits, dim=-1)\n"
+           "    return (ref_probs * (ref_probs.log() - logp)).sum(-1).mean()\n")
+KL_MAIN = ("import torch\n\n"
+           "from rlhf.losses import kl_to_reference\n"
+           "from rlhf.reference import reference_probs\n\n"
+           "torch.manual_seed(0)\n"
+           "policy = torch.nn.Linear(6, 5)\n"
+           "frozen = torch.nn.Linear(6, 5)\n"
+           "x = torch.randn(4, 6)\n"
+           "loss = kl_to_reference(policy(x), reference_probs(frozen(x)))\n"
+           "loss.backward()\n")
+
+
+def test_an_inference_tensor_saved_in_a_plain_helper_is_reported_at_the_op_with_the_call_related(tmp_path):
+    # The RLHF KL penalty: torch raises at the `*` in losses.py, which saves the reference's inference tensor; a
+    # plain function's op is reported where it is written (a model's forward is reported at `model(x)`), and the
+    # call in train.py that passed the tensor in comes with it.
+    folder = write(tmp_path, {"rlhf/__init__.py": "", "rlhf/reference.py": REFERENCE.format(mode="inference_mode"),
+                              "rlhf/losses.py": KL_LOSS, "train.py": KL_MAIN})
+    bad = run_python("train.py", folder)
+    assert "Inference tensors cannot be saved for backward" in bad.stderr and 'losses.py", line 6' in bad.stderr
+    status, found = gg(".", cwd=folder)
+    assert status == 1 and places(found) == [("rlhf/losses.py", "GG106", 6)]
+    related = [(Path(r["filename"]).name, r["location"]["row"], r["message"]) for r in found[0]["related"]]
+    assert related == [("reference.py", 6, "created in inference mode here"),
+                       ("train.py", 10, "the tensor is passed in here")]
+
+
+def test_a_reference_scored_under_no_grad_is_clean(tmp_path):
+    folder = write(tmp_path, {"rlhf/__init__.py": "", "rlhf/reference.py": REFERENCE.format(mode="no_grad"),
+                              "rlhf/losses.py": KL_LOSS, "train.py": KL_MAIN})
+    assert run_python("train.py", folder).returncode == 0
+    assert gg(".", cwd=folder) == (0, [])

@@ -52,6 +52,8 @@ EVENT_CONTEXT = frozenset({
     # where: the statement, its top-level block, branch path, loops, same-file calls and container calls
     "stmt", "top", "path", "base_path", "loops", "serial", "kind", "function", "parent", "inlined", "call_site",
     "call_args", "layer_site", "layer_call_site",
+    # the instance a method runs on: a model's code, reached through `model(x)` (Tensors.argument_site)
+    "self_value",
     # under which modes
     "grad", "inference", "guarded", "option_condition",
     # recording
