@@ -200,7 +200,7 @@ class Calls:
                 else:
                     positional.append(_UNKNOWN_REST)
             elif arg.star == "**":
-                if isinstance(value, DictVal) and value.items is not None:
+                if isinstance(value, DictVal) and value.items is not None and all(type(k) is str for k in value.items):
                     for k, v in value.items.items():
                         keywords[k] = (v, None)
                 else:
@@ -1026,8 +1026,8 @@ class Calls:
                     return receiver.items.get(positional[0].value, positional[1] if len(positional) > 1 else Literal(None))
                 if name == "pop" and positional and isinstance(positional[0], Literal):
                     return receiver.items.pop(positional[0].value, positional[1] if len(positional) > 1 else None)
-                if name == "update":
-                    receiver.items = None
+                if name in ("update", "clear", "pop", "popitem", "setdefault"):
+                    receiver.items = None  # changed in a way not followed: its content is unknown from here on
             return None
         if isinstance(receiver, ClassRef):
             if name == "apply" and receiver.info.is_function:

@@ -308,7 +308,7 @@ class Expressions:
                 return None
             return base.element
         if isinstance(base, DictVal) and base.items is not None:
-            key = self._literal_key(scope, node)
+            key = self.dict_key(scope, node)
             return base.items.get(key) if key is not None else None
         return None
 
@@ -329,6 +329,14 @@ class Expressions:
             return None
         value = self.facts_literal(scope, node.slice[0].slice.value)
         return value if isinstance(value, str) else None
+
+    def dict_key(self, scope, node: cst.Subscript) -> str | int | None:
+        """The key of `d[key]` when its value is known: a string or an integer (`cache[start]` in a loop over
+        `range(...)`); Python's own dict decides which keys are equal."""
+        if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
+            return None
+        value = self.facts_literal(scope, node.slice[0].slice.value)
+        return value if isinstance(value, (str, int)) else None
 
     def facts_literal(self, scope, expr):
         """The Python value of a literal-valued expression (already evaluated once: re-read without effects)."""
@@ -735,7 +743,7 @@ def _compare(left, op: str, right) -> bool | None:
         if isinstance(right, Seq) and right.items is not None and all(isinstance(i, Literal) for i in right.items):
             found = any(i.value == left.value for i in right.items)
             return found if op == "In" else not found
-        if isinstance(right, DictVal) and right.items is not None and isinstance(left.value, str):
+        if isinstance(right, DictVal) and right.items is not None and isinstance(left.value, (str, int)):
             found = left.value in right.items
             return found if op == "In" else not found
     return None
