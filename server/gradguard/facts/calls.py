@@ -735,6 +735,9 @@ class Calls:
                     # probed: `inference_mode(False)` makes normal tensors, with grad enabled even under no_grad
                     return _ContextMarker(GRAD_ON, None, leaves_inference=True)
             return _ContextMarker(GRAD_CONTEXTS[q], node if "inference_mode" in q else None)
+        if q == "torch.utils.checkpoint.checkpoint":
+            positional, keywords = args()
+            return self.checkpoint(scope, positional, keywords, node)
         if q.startswith("torch.distributions.") and q.rsplit(".", 1)[-1][:1].isupper():
             # `Categorical(logits=...)`: a distribution over its parameters' graph, not a tensor
             positional, keywords = args()
@@ -988,6 +991,31 @@ class Calls:
         if isinstance(result, Tensor) or result is None:
             return output(result)
         return None
+
+    def checkpoint(self, scope, positional, keywords, node):
+        """`checkpoint(block, h, use_reentrant=False)`: the value of `block(h)`, whose graph holds the checkpoint's
+        tensor inputs (saved, version-checked: writing `h` afterwards raises at backward) but nothing `block` saved
+        inside (recomputed at backward and never checked: probed on torch 2.13, weights stepped in between
+        back-propagate without error). What the run of `block` proves inside is not reported. Only the
+        non-reentrant form: the reentrant one runs `block` under no_grad, its output requiring grad only through
+        its inputs."""
+        reentrant = keywords.get("use_reentrant")
+        if not positional or reentrant is None or truth(reentrant[0]) is not False:
+            return None
+        passed = {k: v for k, v in keywords.items() if k not in CHECKPOINT_OPTIONS}
+        with scope.a.quiet_run(True):
+            inner = self.call_with(scope, positional[0], list(positional[1:]), passed, node)
+        if not isinstance(inner, Tensor):
+            return None
+        inputs = flat_tensors(list(positional[1:]) + [v[0] for v in passed.values()])
+        saves = {scope.tensors.save(scope, t, "checkpoint", node, "input") for t in inputs if t.requires_grad is True}
+        out = scope.tensors.new_tensor(scope, requires_grad=inner.requires_grad,
+                                       is_leaf=None if inner.requires_grad is None else not inner.requires_grad,
+                                       origin=node, created_by="`checkpoint(...)`",
+                                       history=SharedSet.union([t.history for t in inputs] + [saves]),
+                                       owners=inner.owners)
+        out.shape = inner.shape
+        return out
 
     # ---- methods --------------------------------------------------------
     def eval_method(self, scope, receiver, name: str, node: cst.Call):
@@ -1412,6 +1440,11 @@ def _option_default(value, name: str):
     if isinstance(value, Literal) and type(value.value) is bool:
         return OptionDefault(value.value, name)
     return value
+
+
+# keywords of torch.utils.checkpoint.checkpoint itself; the others are passed to the checkpointed function
+CHECKPOINT_OPTIONS = frozenset({"use_reentrant", "preserve_rng_state", "context_fn", "determinism_check", "debug",
+                                "early_stop"})
 
 
 def splits_one_dim(t: Tensor, sizes) -> bool:
