@@ -1270,7 +1270,10 @@ class Calls:
         if row is not None and row.kind != "inplace":
             if row.view in ("view", "expand", "multi", "alias"):
                 if row.view == "multi":
-                    return Seq(None, scope.tensors.view_of(scope, t, node, "multi"))
+                    piece = scope.tensors.view_of(scope, t, node, "multi")
+                    if _along_last_dim(name, positional, keywords):
+                        piece.leading_sizes_of = t.leading_sizes_of or t
+                    return Seq(None, piece)
                 view = scope.tensors.view_of(scope, t, node, row.view)
                 view.shape = _view_shape(name, t.shape, positional)
                 if row.view == "expand" and t.shape is not None and view.shape is not None:
@@ -1447,6 +1450,14 @@ CHECKPOINT_OPTIONS = frozenset({"use_reentrant", "preserve_rng_state", "context_
                                 "early_stop"})
 
 
+def _along_last_dim(name: str, positional, keywords) -> bool:
+    """`x.split(c, dim=-1)`, `x.chunk(3, -1)`: the pieces keep every dimension of `x` but the last."""
+    if name not in ("split", "chunk", "tensor_split"):
+        return False
+    dim = keywords["dim"][0] if "dim" in keywords else (positional[1] if len(positional) > 1 else None)
+    return isinstance(dim, Literal) and dim.value == -1
+
+
 def splits_one_dim(t: Tensor, sizes) -> bool:
     """`x.reshape(n, heads, c // heads, h, w)` after `n, c, h, w = x.size()`: all sizes but one run are the same
     dimensions of `x` in their places, so the reshape splits one dimension (or none) and torch returns a view
@@ -1455,13 +1466,23 @@ def splits_one_dim(t: Tensor, sizes) -> bool:
         sizes = sizes[0].items
     if not sizes:
         return False
-    ranks = {v.rank for v in sizes if isinstance(v, Dim) and v.of is t}
+    # the sizes of a tensor with t's rank and t's sizes but in the last dimension count as t's there, named (its
+    # `Dim`s) or known (literal sizes)
+    lead = t.leading_sizes_of
+    known = t.shape if t.shape is not None else (
+        tuple(lead.shape[:-1]) + (None,) if lead is not None and lead.shape else None)
+    ranks = {v.rank for v in sizes if isinstance(v, Dim) and (v.of is t or (lead is not None and v.of is lead))}
+    if known is not None:
+        ranks.add(len(known))
     if len(ranks) != 1:
         return False
     rank = ranks.pop()
 
     def same(value, i):
-        return isinstance(value, Dim) and value.of is t and value.index == i
+        if isinstance(value, Dim):
+            return value.index == i and (value.of is t or (lead is not None and value.of is lead and i < rank - 1))
+        return isinstance(value, Literal) and type(value.value) is int and known is not None and i < len(known) \
+            and known[i] is not None and value.value == known[i]
 
     prefix = 0
     while prefix < min(len(sizes), rank) and same(sizes[prefix], prefix):
