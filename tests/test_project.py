@@ -255,3 +255,86 @@ def test_a_project_over_the_linking_budget_says_where_it_stopped(tmp_path, monke
     assert report.elsewhere == []
     assert [(n.span.start_line + 1, n.message) for n in report.parse_notes] == [
         (2, "`squash` from utils.py is not followed: the project's linked code is over its budget (64 files, 2 lines)")]
+
+
+LOOP_MODELS = ("import torch.nn as nn\n\n\n"
+               "class Net(nn.Module):\n"
+               "    def __init__(self):\n"
+               "        super().__init__()\n"
+               "        self.body = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 1))\n\n"
+               "    def forward(self, x):\n"
+               "        return self.body(x)\n")
+LOOP_TRAINING = ("import torch\n\n\n"
+                 "def train(net, x, steps=2):\n"
+                 "    opt = torch.optim.SGD(net.parameters(), lr=0.1)\n"
+                 "{forward_before}"
+                 "    for _ in range(steps):\n"
+                 "{forward_inside}"
+                 "        opt.zero_grad()\n"
+                 "        out.pow(2).mean().backward(retain_graph=True)\n"
+                 "        opt.step()\n")
+# The entry's own code holds no write, step or backward: it only builds the model and calls the linked loop.
+LOOP_MAIN = ("import torch\n\n"
+             "from models import Net\n"
+             "from training import train\n\n"
+             "torch.manual_seed(0)\n"
+             "train(Net(), torch.randn(8, 4))\n")
+
+
+def test_a_script_that_only_calls_a_linked_training_loop_runs_it(tmp_path):
+    # SinGAN's shape: the forward before the loop, opt.step() inside it, so the second pass back-propagates
+    # through weights the first step changed; torch raises at the backward, the step is what to move.
+    training = LOOP_TRAINING.format(forward_before="    out = net(x)\n", forward_inside="")
+    folder = write(tmp_path, {"models.py": LOOP_MODELS, "training.py": training, "main.py": LOOP_MAIN})
+    assert BACKWARD_ERROR in run_python("main.py", folder).stderr
+    status, found = gg(".", cwd=folder)
+    assert status == 1 and places(found) == [("training.py", "GG401", 10)]
+    assert "the graph built on line 6 saved them and `backward()` on line 9" in found[0]["message"]
+
+
+def test_a_linked_training_loop_that_rebuilds_its_graph_each_pass_is_clean(tmp_path):
+    training = LOOP_TRAINING.format(forward_before="", forward_inside="        out = net(x)\n")
+    folder = write(tmp_path, {"models.py": LOOP_MODELS, "training.py": training, "main.py": LOOP_MAIN})
+    assert run_python("main.py", folder).returncode == 0
+    assert gg(".", cwd=folder) == (0, [])
+
+
+REFERENCE = ("import torch\n\n\n"
+             "@torch.{mode}()\n"
+             "def reference_probs(logits):\n"
+             "    return torch.softmax(logits, dim=-1)\n")
+KL_LOSS = ("import torch.nn.functional as F\n\n\n"
+           "def kl_to_reference(policy_logits, ref_probs):\n"
+           "    logp = F.log_softmax(policy_logits, dim=-1)\n"
+           "    return (ref_probs * (ref_probs.log() - logp)).sum(-1).mean()\n")
+KL_MAIN = ("import torch\n\n"
+           "from rlhf.losses import kl_to_reference\n"
+           "from rlhf.reference import reference_probs\n\n"
+           "torch.manual_seed(0)\n"
+           "policy = torch.nn.Linear(6, 5)\n"
+           "frozen = torch.nn.Linear(6, 5)\n"
+           "x = torch.randn(4, 6)\n"
+           "loss = kl_to_reference(policy(x), reference_probs(frozen(x)))\n"
+           "loss.backward()\n")
+
+
+def test_an_inference_tensor_saved_in_a_plain_helper_is_reported_at_the_op_with_the_call_related(tmp_path):
+    # The RLHF KL penalty: torch raises at the `*` in losses.py, which saves the reference's inference tensor; a
+    # plain function's op is reported where it is written (a model's forward is reported at `model(x)`), and the
+    # call in train.py that passed the tensor in comes with it.
+    folder = write(tmp_path, {"rlhf/__init__.py": "", "rlhf/reference.py": REFERENCE.format(mode="inference_mode"),
+                              "rlhf/losses.py": KL_LOSS, "train.py": KL_MAIN})
+    bad = run_python("train.py", folder)
+    assert "Inference tensors cannot be saved for backward" in bad.stderr and 'losses.py", line 6' in bad.stderr
+    status, found = gg(".", cwd=folder)
+    assert status == 1 and places(found) == [("rlhf/losses.py", "GG106", 6)]
+    related = [(Path(r["filename"]).name, r["location"]["row"], r["message"]) for r in found[0]["related"]]
+    assert related == [("reference.py", 6, "created in inference mode here"),
+                       ("train.py", 10, "the tensor is passed in here")]
+
+
+def test_a_reference_scored_under_no_grad_is_clean(tmp_path):
+    folder = write(tmp_path, {"rlhf/__init__.py": "", "rlhf/reference.py": REFERENCE.format(mode="no_grad"),
+                              "rlhf/losses.py": KL_LOSS, "train.py": KL_MAIN})
+    assert run_python("train.py", folder).returncode == 0
+    assert gg(".", cwd=folder) == (0, [])

@@ -203,7 +203,13 @@ class Engine:
             hot = [pb.parsed.hot(pb.block.text) for pb in good]
             quiet = {id(module) for module, is_hot in zip(modules, hot) if not is_hot}
             if linked_from is not None:  # linked definitions run when this file's code calls them, not on their own
-                quiet |= {id(pb.parsed.module) for pb in good if pb.block.start_line >= linked_from}
+                linked_blocks = {id(pb.parsed.module) for pb in good if pb.block.start_line >= linked_from}
+                if linked_blocks - quiet:
+                    # as in one file, module-level code runs when any block can go wrong: `train(G(), D(), x)`
+                    # reaches the linked loop that steps and back-propagates only through that run
+                    quiet -= {id(pb.parsed.module) for pb in good
+                              if pb.block.start_line < linked_from and not pb.block.is_definition}
+                quiet |= linked_blocks
                 hot = [is_hot and pb.block.start_line < linked_from for pb, is_hot in zip(good, hot)]
             hot_text = "".join(pb.block.text for pb, is_hot in zip(good, hot) if is_hot)
             try:

@@ -200,7 +200,7 @@ class Calls:
                 else:
                     positional.append(_UNKNOWN_REST)
             elif arg.star == "**":
-                if isinstance(value, DictVal) and value.items is not None:
+                if isinstance(value, DictVal) and value.items is not None and all(type(k) is str for k in value.items):
                     for k, v in value.items.items():
                         keywords[k] = (v, None)
                 else:
@@ -735,6 +735,9 @@ class Calls:
                     # probed: `inference_mode(False)` makes normal tensors, with grad enabled even under no_grad
                     return _ContextMarker(GRAD_ON, None, leaves_inference=True)
             return _ContextMarker(GRAD_CONTEXTS[q], node if "inference_mode" in q else None)
+        if q == "torch.utils.checkpoint.checkpoint":
+            positional, keywords = args()
+            return self.checkpoint(scope, positional, keywords, node)
         if q.startswith("torch.distributions.") and q.rsplit(".", 1)[-1][:1].isupper():
             # `Categorical(logits=...)`: a distribution over its parameters' graph, not a tensor
             positional, keywords = args()
@@ -989,6 +992,31 @@ class Calls:
             return output(result)
         return None
 
+    def checkpoint(self, scope, positional, keywords, node):
+        """`checkpoint(block, h, use_reentrant=False)`: the value of `block(h)`, whose graph holds the checkpoint's
+        tensor inputs (saved, version-checked: writing `h` afterwards raises at backward) but nothing `block` saved
+        inside (recomputed at backward and never checked: probed on torch 2.13, weights stepped in between
+        back-propagate without error). What the run of `block` proves inside is not reported. Only the
+        non-reentrant form: the reentrant one runs `block` under no_grad, its output requiring grad only through
+        its inputs."""
+        reentrant = keywords.get("use_reentrant")
+        if not positional or reentrant is None or truth(reentrant[0]) is not False:
+            return None
+        passed = {k: v for k, v in keywords.items() if k not in CHECKPOINT_OPTIONS}
+        with scope.a.quiet_run(True):
+            inner = self.call_with(scope, positional[0], list(positional[1:]), passed, node)
+        if not isinstance(inner, Tensor):
+            return None
+        inputs = flat_tensors(list(positional[1:]) + [v[0] for v in passed.values()])
+        saves = {scope.tensors.save(scope, t, "checkpoint", node, "input") for t in inputs if t.requires_grad is True}
+        out = scope.tensors.new_tensor(scope, requires_grad=inner.requires_grad,
+                                       is_leaf=None if inner.requires_grad is None else not inner.requires_grad,
+                                       origin=node, created_by="`checkpoint(...)`",
+                                       history=SharedSet.union([t.history for t in inputs] + [saves]),
+                                       owners=inner.owners)
+        out.shape = inner.shape
+        return out
+
     # ---- methods --------------------------------------------------------
     def eval_method(self, scope, receiver, name: str, node: cst.Call):
         if isinstance(receiver, Module):
@@ -1026,8 +1054,8 @@ class Calls:
                     return receiver.items.get(positional[0].value, positional[1] if len(positional) > 1 else Literal(None))
                 if name == "pop" and positional and isinstance(positional[0], Literal):
                     return receiver.items.pop(positional[0].value, positional[1] if len(positional) > 1 else None)
-                if name == "update":
-                    receiver.items = None
+                if name in ("update", "clear", "pop", "popitem", "setdefault"):
+                    receiver.items = None  # changed in a way not followed: its content is unknown from here on
             return None
         if isinstance(receiver, ClassRef):
             if name == "apply" and receiver.info.is_function:
@@ -1242,7 +1270,10 @@ class Calls:
         if row is not None and row.kind != "inplace":
             if row.view in ("view", "expand", "multi", "alias"):
                 if row.view == "multi":
-                    return Seq(None, scope.tensors.view_of(scope, t, node, "multi"))
+                    piece = scope.tensors.view_of(scope, t, node, "multi")
+                    if _along_last_dim(name, positional, keywords):
+                        piece.leading_sizes_of = t.leading_sizes_of or t
+                    return Seq(None, piece)
                 view = scope.tensors.view_of(scope, t, node, row.view)
                 view.shape = _view_shape(name, t.shape, positional)
                 if row.view == "expand" and t.shape is not None and view.shape is not None:
@@ -1414,6 +1445,19 @@ def _option_default(value, name: str):
     return value
 
 
+# keywords of torch.utils.checkpoint.checkpoint itself; the others are passed to the checkpointed function
+CHECKPOINT_OPTIONS = frozenset({"use_reentrant", "preserve_rng_state", "context_fn", "determinism_check", "debug",
+                                "early_stop"})
+
+
+def _along_last_dim(name: str, positional, keywords) -> bool:
+    """`x.split(c, dim=-1)`, `x.chunk(3, -1)`: the pieces keep every dimension of `x` but the last."""
+    if name not in ("split", "chunk", "tensor_split"):
+        return False
+    dim = keywords["dim"][0] if "dim" in keywords else (positional[1] if len(positional) > 1 else None)
+    return isinstance(dim, Literal) and dim.value == -1
+
+
 def splits_one_dim(t: Tensor, sizes) -> bool:
     """`x.reshape(n, heads, c // heads, h, w)` after `n, c, h, w = x.size()`: all sizes but one run are the same
     dimensions of `x` in their places, so the reshape splits one dimension (or none) and torch returns a view
@@ -1422,13 +1466,23 @@ def splits_one_dim(t: Tensor, sizes) -> bool:
         sizes = sizes[0].items
     if not sizes:
         return False
-    ranks = {v.rank for v in sizes if isinstance(v, Dim) and v.of is t}
+    # the sizes of a tensor with t's rank and t's sizes but in the last dimension count as t's there, named (its
+    # `Dim`s) or known (literal sizes)
+    lead = t.leading_sizes_of
+    known = t.shape if t.shape is not None else (
+        tuple(lead.shape[:-1]) + (None,) if lead is not None and lead.shape else None)
+    ranks = {v.rank for v in sizes if isinstance(v, Dim) and (v.of is t or (lead is not None and v.of is lead))}
+    if known is not None:
+        ranks.add(len(known))
     if len(ranks) != 1:
         return False
     rank = ranks.pop()
 
     def same(value, i):
-        return isinstance(value, Dim) and value.of is t and value.index == i
+        if isinstance(value, Dim):
+            return value.index == i and (value.of is t or (lead is not None and value.of is lead and i < rank - 1))
+        return isinstance(value, Literal) and type(value.value) is int and known is not None and i < len(known) \
+            and known[i] is not None and value.value == known[i]
 
     prefix = 0
     while prefix < min(len(sizes), rank) and same(sizes[prefix], prefix):

@@ -33,6 +33,8 @@ from .names import dotted
 from .sets import SharedSet
 
 _MAX_INT = 10 ** 9
+# the fields of `torch.return_types` pairs (`x.min(1)`, `x.sort()`, `x.topk(k)`), in their order
+RETURN_TYPE_FIELDS = ("values", "indices")
 
 
 _TENSOR_COMPARISONS = (cst.Equal, cst.NotEqual, cst.LessThan, cst.GreaterThan, cst.LessThanEqual,
@@ -220,7 +222,17 @@ class Expressions:
             if attr in ("requires_grad", "is_leaf"):
                 flag = base.requires_grad if attr == "requires_grad" else base.is_leaf
                 return Literal(flag) if flag is not None else None
+            if attr in RETURN_TYPE_FIELDS:
+                # a tensor has no such attribute: this value stands for the (values, indices) pair of a reduction
+                # the op table does not list (`dist.min(1)`), whose values carry its graph and indices none
+                if attr == "values":
+                    return base
+                return scope.tensors.new_tensor(scope, requires_grad=False, is_leaf=True, origin=node,
+                                                created_by="`.indices`")
             return None
+        if isinstance(base, Seq) and attr in RETURN_TYPE_FIELDS and base.items is not None and len(base.items) == 2 \
+                and not base.is_list:
+            return base.items[RETURN_TYPE_FIELDS.index(attr)]  # `x.sort(1).values`, `x.topk(k).indices`
         if isinstance(base, Special) and base.kind == "super":
             return base  # `super().__init__` resolved at the call
         if isinstance(base, Special) and base.kind == "namespace":
@@ -296,7 +308,7 @@ class Expressions:
                 return None
             return base.element
         if isinstance(base, DictVal) and base.items is not None:
-            key = self._literal_key(scope, node)
+            key = self.dict_key(scope, node)
             return base.items.get(key) if key is not None else None
         return None
 
@@ -317,6 +329,14 @@ class Expressions:
             return None
         value = self.facts_literal(scope, node.slice[0].slice.value)
         return value if isinstance(value, str) else None
+
+    def dict_key(self, scope, node: cst.Subscript) -> str | int | None:
+        """The key of `d[key]` when its value is known: a string or an integer (`cache[start]` in a loop over
+        `range(...)`); Python's own dict decides which keys are equal."""
+        if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
+            return None
+        value = self.facts_literal(scope, node.slice[0].slice.value)
+        return value if isinstance(value, (str, int)) else None
 
     def facts_literal(self, scope, expr):
         """The Python value of a literal-valued expression (already evaluated once: re-read without effects)."""
@@ -723,7 +743,7 @@ def _compare(left, op: str, right) -> bool | None:
         if isinstance(right, Seq) and right.items is not None and all(isinstance(i, Literal) for i in right.items):
             found = any(i.value == left.value for i in right.items)
             return found if op == "In" else not found
-        if isinstance(right, DictVal) and right.items is not None and isinstance(left.value, str):
+        if isinstance(right, DictVal) and right.items is not None and isinstance(left.value, (str, int)):
             found = left.value in right.items
             return found if op == "In" else not found
     return None

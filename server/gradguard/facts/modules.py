@@ -586,6 +586,8 @@ class Modules:
         out = result_tensor()
         out.contiguous = kind in ("torch.nn.Linear", "torch.nn.Bilinear") or bool(tensors) and all(
             isinstance(t, Tensor) and t.contiguous for t in tensors)
+        if kind == "torch.nn.Linear" and len(tensors) == 1:
+            out.leading_sizes_of = tensors[0].leading_sizes_of or tensors[0]  # (*, in) -> (*, out)
         if m.saves_output and rg:
             out.history = out.history | {self.tensors.save(scope, out, short_kind(kind), site, "output")}
         return out

@@ -52,6 +52,8 @@ EVENT_CONTEXT = frozenset({
     # where: the statement, its top-level block, branch path, loops, same-file calls and container calls
     "stmt", "top", "path", "base_path", "loops", "serial", "kind", "function", "parent", "inlined", "call_site",
     "call_args", "layer_site", "layer_call_site",
+    # the instance a method runs on: a model's code, reached through `model(x)` (Tensors.argument_site)
+    "self_value",
     # under which modes
     "grad", "inference", "guarded", "option_condition",
     # recording
@@ -460,6 +462,9 @@ class Scope:
     def _del_item(self, target: cst.Subscript) -> None:
         """`del self.rewards[:]` empties a list; `del xs[i]` leaves one of unknown content."""
         seq = self.expressions.eval(self, target.value)
+        if isinstance(seq, DictVal):
+            seq.items = None  # `del cache[key]`: which keys are left is not followed
+            return
         if not isinstance(seq, Seq):
             return
         whole = len(target.slice) == 1 and isinstance(target.slice[0].slice, cst.Slice) and all(
@@ -737,7 +742,7 @@ class Scope:
             elif isinstance(base, DictVal):
                 # `cache[key] = value` (a prompt cached by a helper): known only for a literal key, on the branch
                 # path where the dict literal was made; otherwise its content is unknown from here on
-                key = self.expressions._literal_key(self, target)
+                key = self.expressions.dict_key(self, target)
                 if base.items is not None and key is not None and self.path == base.path:
                     base.items[key] = value
                 else:

@@ -16,6 +16,7 @@ from .model import (
     GRAD_UNKNOWN,
     Counter,
     Literal,
+    Module,
     Problem,
     Save,
     Seq,
@@ -338,6 +339,8 @@ class Tensors:
             site = self.argument_site(scope, t)
             if site is not None:
                 detail["site"] = site
+            else:
+                detail["passed_in"] = self.passed_in(scope, t)
             scope._problem(Problem("inference-save", node, scope.stmt, tensor=t, detail=detail))
         s = Save(scope.new_seq(), t.counter, t.storage, t.counter.version, op, node, scope.stmt, scope.path,
                  t.name, what, via_index=t.view_kind == "index",
@@ -465,14 +468,25 @@ class Tensors:
                         break
 
     def argument_site(self, scope, t: Tensor):
-        """When `t` reached this function as an argument (through same-file calls): the call, in the function that
-        had it, that passed it in (`model(outputs)` rather than the `self.tok(input_ids)` inside forward, which
-        is right for other inputs); None when `t` belongs to this function."""
+        """When `t` reached a model's code as an argument (through same-file calls of a module's methods): the call,
+        in the function that had it, that passed it in (`model(outputs)` rather than the `self.tok(input_ids)`
+        inside forward, which is right for other inputs); None when `t` belongs to this function, or when the op
+        is written in a plain function (`ref_probs * ...` in a loss helper: the op is reported where it is
+        written, `passed_in` names the calls)."""
         site = None
-        while scope.call_site is not None and scope.parent is not None \
+        while scope.call_site is not None and scope.parent is not None and isinstance(scope.self_value, Module) \
                 and any(a.counter is t.counter for a in scope.call_args):
             site, scope = scope.call_site, scope.parent
         return site
+
+    def passed_in(self, scope, t: Tensor) -> list:
+        """The calls, innermost first, through which `t` reached this function as an argument."""
+        sites = []
+        while scope.call_site is not None and scope.parent is not None \
+                and any(a.counter is t.counter for a in scope.call_args):
+            sites.append(scope.call_site)
+            scope = scope.parent
+        return sites
 
     def _step_site(self, scope, w):
         """For a step inside a helper (`def update(opt, loss): ...; opt.step()`): the call of that helper in the

@@ -73,6 +73,8 @@ def check(ctx):
         where, where_top = problem.detail.get("site") or (problem.node, hint)
         if where is not problem.node:
             related.append(ctx.related(problem.node, hint, ctx.t("saved for backward here", "在这里为反向传播保存")))
+        for call, call_top in problem.detail.get("passed_in", ()):
+            related.append(ctx.related(call, call_top, ctx.t("the tensor is passed in here", "张量在这里被传入")))
         f = ctx.finding(RULE, where, where_top, message, related=related, fix=inference_fix(ctx, tensor),
                         explanation=message)
         if f:
