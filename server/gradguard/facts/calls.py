@@ -891,7 +891,10 @@ class Calls:
                 and isinstance(positional[0], Tensor):
             # function forms of view ops (`torch.chunk(y, 2)`, `torch.transpose(y, 0, 1)`) view their first argument
             if row.view == "multi":
-                return Seq(None, scope.tensors.view_of(scope, positional[0], node, "multi"))
+                piece = scope.tensors.view_of(scope, positional[0], node, "multi")
+                if _cuts_last_dim(q.rsplit(".", 1)[-1], positional[1:], keywords):
+                    piece.leading_dims_of = positional[0]
+                return Seq(None, piece)
             return scope.tensors.view_of(scope, positional[0], node, "view")
         if row is not None:
             return scope.tensors.apply_op(scope, row, positional, node, keywords=keywords, op_name=q.rsplit(".", 1)[-1])
@@ -1242,7 +1245,10 @@ class Calls:
         if row is not None and row.kind != "inplace":
             if row.view in ("view", "expand", "multi", "alias"):
                 if row.view == "multi":
-                    return Seq(None, scope.tensors.view_of(scope, t, node, "multi"))
+                    piece = scope.tensors.view_of(scope, t, node, "multi")
+                    if _cuts_last_dim(name, positional, keywords):
+                        piece.leading_dims_of = t  # `qkv.chunk(3, dim=-1)`: each piece keeps the other sizes
+                    return Seq(None, piece)
                 view = scope.tensors.view_of(scope, t, node, row.view)
                 view.shape = _view_shape(name, t.shape, positional)
                 if row.view == "expand" and t.shape is not None and view.shape is not None:
@@ -1422,13 +1428,25 @@ def splits_one_dim(t: Tensor, sizes) -> bool:
         sizes = sizes[0].items
     if not sizes:
         return False
-    ranks = {v.rank for v in sizes if isinstance(v, Dim) and v.of is t}
+    # tensors with t's rank and t's sizes in every dimension but the last (`B, N, C = x.shape` sizes the chunks of
+    # `self.qkv(x)` in their first two dimensions)
+    leading, source = [], t.leading_dims_of
+    while source is not None and len(leading) < 16:
+        leading.append(source)
+        source = source.leading_dims_of
+    shaped = [s for s in leading if s.shape is not None and all(type(n) is int for n in s.shape)]
+    ranks = {v.rank for v in sizes if isinstance(v, Dim) and (v.of is t or any(v.of is s for s in leading))}
+    ranks |= {len(s.shape) for s in shaped}
     if len(ranks) != 1:
         return False
     rank = ranks.pop()
 
     def same(value, i):
-        return isinstance(value, Dim) and value.of is t and value.index == i
+        if isinstance(value, Literal) and type(value.value) is int:
+            # a literal size equal to that dimension's size in a tensor of spelled-out shape (`torch.randn(2, 5, 8)`)
+            return i < rank - 1 and any(s.shape[i] == value.value for s in shaped)
+        return isinstance(value, Dim) and value.index == i and (
+            value.of is t or (i < rank - 1 and any(value.of is s for s in leading)))
 
     prefix = 0
     while prefix < min(len(sizes), rank) and same(sizes[prefix], prefix):
@@ -1438,6 +1456,15 @@ def splits_one_dim(t: Tensor, sizes) -> bool:
         suffix += 1
     middle = len(sizes) - prefix - suffix
     return (rank - prefix - suffix == 1 and middle >= 1) or (rank == prefix + suffix and middle == 0)
+
+
+def _cuts_last_dim(name: str, args, keywords) -> bool:
+    """`chunk(n, dim=-1)` / `split(size, -1)` (arguments after the tensor): the pieces differ from the tensor in
+    their last dimension only."""
+    if name not in ("chunk", "split", "tensor_split"):
+        return False
+    dim = keywords["dim"][0] if "dim" in keywords else (args[1] if len(args) > 1 else None)
+    return isinstance(dim, Literal) and dim.value == -1 and type(dim.value) is int
 
 
 def _literal_default(expr):

@@ -157,6 +157,9 @@ class Tensor:
     # a custom-function view returned through a full backward hook: (node, top) of the hook's registration
     hooked_by: tuple | None = None
     ndim: int | None = None  # its dimension count, when proven without its sizes (a Linear's weight: 2)
+    # a tensor of the same rank whose sizes this one has in every dimension but the last: the input of the
+    # nn.Linear that made it, the tensor a chunk()/split() along the last dimension cut it from
+    leading_dims_of: "Tensor | None" = None
     alternatives: tuple = ()  # `a if c else b` of unknown `c`: the arms, whose counters a save must also watch
     alternatives_top: object = None  # the top of that `a if c else b`
     # For hover: what was saved and written on this tensor's counter.

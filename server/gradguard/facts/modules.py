@@ -521,6 +521,9 @@ class Modules:
         out = self._layer_call(scope, m, args, node, dtype_device)
         if isinstance(out, Tensor) and any(dtype_device) and not any(out is a for a in args):
             out.dtype, out.device = dtype_device
+        if m.kind == "torch.nn.Linear" and isinstance(out, Tensor) and len(args) == 1 and isinstance(args[0], Tensor) \
+                and out is not args[0]:
+            out.leading_dims_of = args[0]  # (*, in) -> (*, out)
         return out
 
     def _layer_call(self, scope, m: Module, args, node, dtype_device):

@@ -489,6 +489,7 @@ class _Copier:
         out.storage = self.storage(t.storage)
         out.view_of = self.value(t.view_of)
         out.data_of = self.value(t.data_of)
+        out.leading_dims_of = self.value(t.leading_dims_of)
         out.module_params = self.value(t.module_params)
         # a proven dtype/device depends on what ran before this construction (torch.set_default_dtype): not replayed
         if not self.keep_dtype:
