@@ -81,3 +81,61 @@ def test_a_loss_of_a_model_built_in_the_function_requires_grad():
         "train(nn.Linear(4, 3), ", "train(")
     assert run_program(program).stdout.strip() == "(True, False)"
     assert claims(program, "loss")[:2] == [(9, True, False), (10, True, False)]
+
+
+EVAL_IN_ANOTHER_METHOD = """\
+import torch
+from torch import nn
+
+
+class Encoder(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 8)
+        self.act = nn.Sigmoid()
+        self.drop = nn.Dropout(0.1)
+
+    def forward(self, x):
+        return self.drop(self.act(self.fc(x)))
+
+
+class Trainer:
+    def __init__(self):
+        self.encoder = Encoder()
+        self.head = nn.Linear(8, 2)
+        self.opt = torch.optim.SGD([*self.encoder.parameters(), *self.head.parameters()], lr=0.1)
+
+    def validate(self, x):
+        self.encoder.eval()
+        x = x.clone().add_(1.0)
+        with torch.no_grad():
+            return self.head(self.encoder(x)).mean()
+
+    def step(self, x):
+        feats = self.encoder(x)
+        feats += 0.5
+        loss = self.head(feats).sum()
+        self.opt.zero_grad()
+        loss.backward()
+        self.opt.step()
+
+
+trainer = Trainer()
+trainer.step(torch.randn(4, 8))
+trainer.validate(torch.randn(4, 8))
+"""
+
+
+def test_eval_in_one_method_does_not_reach_another_methods_run():
+    """Each method runs on its own on the class's abstract instance, restored before each reuse: `validate`'s
+    `self.encoder.eval()` must not leave `step`'s dropout passing the sigmoid's output through (it did, and
+    `feats += 0.5` was reported although the step runs in training mode, where dropout returns a new tensor)."""
+    assert run_program(EVAL_IN_ANOTHER_METHOD).clean
+    assert _codes(EVAL_IN_ANOTHER_METHOD) == []
+
+
+def test_eval_before_the_step_makes_dropout_pass_its_input_through():
+    program = EVAL_IN_ANOTHER_METHOD.replace("trainer.step(torch.randn(4, 8))\ntrainer.validate(torch.randn(4, 8))\n",
+                                             "trainer.validate(torch.randn(4, 8))\ntrainer.step(torch.randn(4, 8))\n")
+    assert "output 0 of Sigmoid" in run_program(program).error
+    assert _codes(program) == ["GG201"]

@@ -1083,6 +1083,8 @@ def recompute_in_loop(ctx, problems) -> tuple[Edit, dict] | None:
             if k < i and k not in kept and _conflicts(_stmt_binds(body[k]), _stmt_reads(body[i])):
                 kept.add(k)
                 work.append(k)
+    moved_binds = set().union(*(_stmt_binds(body[i]) or set() for i in move))
+    loop = _innermost_loop_to_rebuild_in(loop, use, parents, moved_reads, moved_binds)
     source = ctx.source
     first_inner = loop.body.body[0]
     inner_span = ctx.span(first_inner, top)
@@ -1125,6 +1127,27 @@ def recompute_in_loop(ctx, problems) -> tuple[Edit, dict] | None:
         return None
     return Edit(Span(first_line, 0, last_line, len(source.line_text(last_line))), new_text), {
         "lines": [spans[i][0] + 1 for i in move], "moved": not kept, "loop": ctx.line(loop, top)}
+
+
+def _innermost_loop_to_rebuild_in(loop, use, parents, reads: set[str], binds: set[str]):
+    """The loop the forward moves into: `loop`, or the loop nested in it (and so on down) that holds the backward
+    `use`, as long as moving the forward there changes nothing else (the other statements of each body re-bind
+    nothing it reads and read nothing it binds). Every pass of each of those loops runs that backward again
+    (`for x in loader: for _ in range(k): (d(x) + gp).backward()`), so the graph is rebuilt in the innermost."""
+    while True:
+        node = _statement_of(use, parents)
+        while node is not None and parents.get(id(node)) is not loop.body:
+            node = parents.get(id(node))
+        if not isinstance(node, (cst.For, cst.While)) or not isinstance(node.body, cst.IndentedBlock) \
+                or node.orelse is not None:
+            return loop
+        header = _reads(node.iter) if isinstance(node, cst.For) else _reads(node.test)
+        if _conflicts(binds, header) or (isinstance(node, cst.For) and _conflicts(_binds(node.target), reads)):
+            return loop
+        others = [st for st in loop.body.body if st is not node]
+        if any(_conflicts(_assigned_in(st), reads) or _conflicts(binds, _stmt_reads(st)) for st in others):
+            return loop
+        loop = node
 
 
 def _loop_freeing_its_own_graph(ctx, problem):

@@ -954,7 +954,7 @@ def _snapshot(root) -> list:
         seen.add(id(obj))
         if isinstance(obj, Module):
             out.append((obj, dict(obj.attrs), obj.inplace, obj.frozen, obj.grads, obj.opaque,
-                        list(obj.children) if obj.children is not None else None, obj.has_params))
+                        list(obj.children) if obj.children is not None else None, obj.has_params, obj.eval_path))
             stack.extend(obj.attrs.values())
             stack.extend(obj.children or ())
         elif isinstance(obj, Instance):
@@ -973,7 +973,7 @@ def _restore(snapshot: list) -> None:
         if len(entry) > 2:
             obj.inplace, obj.frozen, obj.grads, obj.opaque = entry[2:6]
             obj.children = list(entry[6]) if entry[6] is not None else None
-            obj.has_params = entry[7]
+            obj.has_params, obj.eval_path = entry[7:9]
 
 
 _CALLED = re.compile(r"\b(?=([A-Za-z_]\w*))\1\s*\(")  # the word taken whole (see engine.CALLED_NAME)

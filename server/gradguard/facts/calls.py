@@ -894,7 +894,10 @@ class Calls:
                 and isinstance(positional[0], Tensor):
             # function forms of view ops (`torch.chunk(y, 2)`, `torch.transpose(y, 0, 1)`) view their first argument
             if row.view == "multi":
-                return Seq(None, scope.tensors.view_of(scope, positional[0], node, "multi"))
+                piece = scope.tensors.view_of(scope, positional[0], node, "multi")
+                if _along_last_dim(q.rsplit(".", 1)[-1], positional[1:], keywords):
+                    piece.leading_sizes_of = positional[0].leading_sizes_of or positional[0]
+                return Seq(None, piece)
             return scope.tensors.view_of(scope, positional[0], node, "view")
         if row is not None:
             return scope.tensors.apply_op(scope, row, positional, node, keywords=keywords, op_name=q.rsplit(".", 1)[-1])

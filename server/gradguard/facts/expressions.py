@@ -360,6 +360,11 @@ class Expressions:
         if type(expr) is cst.Name:
             value = scope.lookup(expr.value) if expr.value not in ("True", "False", "None") else None
             return value.value if isinstance(value, Literal) else None
+        if type(expr) is cst.Attribute and type(expr.value) is cst.Name:
+            # `cache.states[self.layer_idx]`: an attribute the constructor set to a known int or string
+            owner = scope.lookup(expr.value.value)
+            value = owner.attrs.get(expr.attr.value) if isinstance(owner, (Module, Instance)) else None
+            return value.value if isinstance(value, Literal) and isinstance(value.value, (int, str)) else None
         return None
 
     def eval_slices(self, scope, node: cst.Subscript) -> str:

@@ -223,6 +223,9 @@ class Module:
     forward_hooks: list = field(default_factory=list)
     # a dropout built with p=0: torch returns its input itself (the same tensor, no copy, no write)
     passthrough: bool = False
+    # the branch path of the `.eval()` (or `.train(False)`) that took it out of training mode, on it or a module
+    # registering it; None while it trains or its mode is not known (`.train()`, a class overriding train/eval)
+    eval_path: tuple | None = None
     # a torch layer's parameters as torch registers them, when its constructor's arguments prove which exist:
     # ((attribute, dimension count or None), ...) in registration order (`named_parameters()` walks them)
     param_attrs: tuple | None = None

@@ -47,6 +47,9 @@ PARAM_ATTRS = {"weight", "bias", "weight_ih_l0", "weight_hh_l0", "bias_ih_l0", "
 # nn.Module's own API: never interpreted as user methods even when a class overrides nothing.
 DROPOUT_KINDS = frozenset({"torch.nn.Dropout", "torch.nn.Dropout1d", "torch.nn.Dropout2d", "torch.nn.Dropout3d",
                            "torch.nn.AlphaDropout", "torch.nn.FeatureAlphaDropout"})
+# layers that return their input itself out of training mode, whatever its shape (probed under torch 2.13;
+# Dropout1d/2d/3d return a reshaped view for inputs without a batch dimension)
+EVAL_PASSTHROUGH = frozenset({"torch.nn.Dropout", "torch.nn.AlphaDropout", "torch.nn.FeatureAlphaDropout"})
 MODULE_API = {"parameters", "named_parameters", "zero_grad", "train", "eval", "to", "cuda", "cpu", "float",
               "double", "half", "requires_grad_", "modules", "children", "named_modules", "named_children",
               "state_dict", "load_state_dict", "apply", "add_module", "register_buffer", "register_parameter",
@@ -440,7 +443,10 @@ class Modules:
                 elif isinstance(group, Tensor):
                     group.requires_grad = flag
             return m
-        if name in ("to", "train", "eval", "cuda", "cpu", "float", "double", "half", "type", "share_memory"):
+        if name in ("train", "eval"):
+            self.set_training_mode(scope, m, name, positional)
+            return m
+        if name in ("to", "cuda", "cpu", "float", "double", "half", "type", "share_memory"):
             return m
         if name in ("append", "extend", "insert") and m.container in ("ModuleList", "Sequential"):
             items = [first] if name == "append" else (items_of(first) if name == "extend" else
@@ -476,6 +482,27 @@ class Modules:
             return None
         return None
 
+    def set_training_mode(self, scope, m: Module, name: str, positional) -> None:
+        """`m.eval()` / `m.train(False)`: `m` and every module it registers (children and module attributes, not
+        plain lists) leave training mode on this path; `m.train()` or a flag not known to be False puts them back
+        (or leaves the mode unknown). A class of the file that overrides `train` or `eval` decides for itself: no
+        claim for its modules."""
+        evaluating = name == "eval" or (name == "train" and len(positional) == 1 and isinstance(positional[0], Literal)
+                                        and positional[0].value is False)
+        modules, seen, stack = [], set(), [m]
+        while stack:
+            x = stack.pop()
+            if id(x) in seen:
+                continue
+            seen.add(id(x))
+            modules.append(x)
+            stack.extend(c for c in (x.children or []) if isinstance(c, Module))
+            stack.extend(v for v in x.attrs.values() if isinstance(v, Module))
+        if any(x.cls is not None and _may_override_mode(scope, x.cls) for x in modules):
+            evaluating = False
+        for x in modules:
+            x.eval_path = scope.path if evaluating else None
+
     def _all_submodules(self, scope, m: Module, seen=None) -> list[Module]:
         seen = seen if seen is not None else {id(m)}
         out = []
@@ -502,6 +529,8 @@ class Modules:
         grad_off = scope.grad == GRAD_OFF
         if m.passthrough and tensors:
             return tensors[0]  # `nn.Dropout(p=0)` returns its input: a later in-place write reaches that tensor
+        if tensors and m.kind in EVAL_PASSTHROUGH and m.eval_path is not None and set(m.eval_path) <= set(scope.path):
+            return tensors[0]  # after `model.eval()` on every path here, dropout returns its input (torch 2.13)
         if m.inplace and tensors:
             first = tensors[0]
             op = m.kind.rsplit(".", 1)[-1] + "(inplace=True)"
@@ -632,3 +661,22 @@ def _literal_flag(keywords: dict, name: str):
         return "default"
     value = keywords[name][0]
     return value.value if isinstance(value, Literal) and isinstance(value.value, bool) else None
+
+
+def _may_override_mode(scope, info) -> bool:
+    """A class of the user's code, or a base of it, defines `train` or `eval`, or extends a class outside torch.nn
+    that may (a library model): what its `.eval()` does is not nn.Module's."""
+    seen, stack = set(), [info]
+    while stack:
+        cls = stack.pop()
+        if id(cls) in seen:
+            continue
+        seen.add(id(cls))
+        if "train" in cls.methods or "eval" in cls.methods:
+            return True
+        for base in cls.bases:
+            if base in scope.a.classes:
+                stack.append(scope.a.classes[base])
+            elif not base.startswith("torch.nn."):
+                return True
+    return False

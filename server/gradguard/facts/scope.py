@@ -511,6 +511,8 @@ class Scope:
     def _loop_passes(self, stmt, items) -> int:
         if self.a.steps > self.a.max_steps // 2:
             return 1
+        if _breaks_in_first_pass(stmt):
+            return 1  # `for batch in loader: ...; break`: nothing of a second pass runs
         depth = len(self.loops)
         default = 1 if depth >= 2 else (2 if depth == 1 else 3)
         if items is not None:
@@ -856,6 +858,27 @@ _AUG_SYMBOLS = {
 
 __all__ = ["Scope", "Carry", "RunState", "LoopFrame", "GRAD_ON", "GRAD_OFF", "GRAD_UNKNOWN", "FunctionRef",
            "walk_statements"]
+
+
+def _breaks_in_first_pass(loop) -> bool:
+    """The loop's body reaches a `break` among its own statements (not inside an `if`), and no `continue` of this
+    loop comes before it: the body runs once at most."""
+    for stmt in loop.body.body:
+        if type(stmt) is cst.SimpleStatementLine:
+            kinds = {type(small) for small in stmt.body}
+            if cst.Continue in kinds:
+                return False
+            if cst.Break in kinds:
+                return True
+            continue
+        stack = [stmt]
+        while stack:
+            node = stack.pop()
+            if type(node) is cst.Continue:
+                return False
+            if type(node) not in (cst.For, cst.While, cst.FunctionDef, cst.ClassDef, cst.Lambda) or node is stmt:
+                stack.extend(node.children)
+    return False
 
 
 def _one_tensor(t: Tensor) -> bool:

@@ -471,6 +471,7 @@ class _Copier:
         out.parent = self.value(m.parent)
         out.children_path = self.path(m.children_path)
         out.backward_hook_path = self.path(m.backward_hook_path)
+        out.eval_path = self.path(m.eval_path) if m.eval_path is not None else None
         out.forward_pre_hooks = [[self.value(hook), self.path(path)] for hook, path in m.forward_pre_hooks]
         out.forward_hooks = [[self.value(hook), self.path(path)] for hook, path in m.forward_hooks]
         if out.inplace_site is not None and type(out.inplace_site) is not tuple:

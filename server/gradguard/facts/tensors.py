@@ -508,11 +508,11 @@ class Tensors:
 
     def _saved_before_loop(self, scope, s: Save) -> bool:
         """The same backward() in a later iteration reaches `s`, saved before the loop by a tensor the loop reads
-        on every pass (`feats = f(x)` above `for y in ys: loss(feats, y).backward()`), not one of its elements."""
-        if not scope.loops:
-            return False
-        frame = scope.loops[-1]
-        return s.seq < frame.start_seq and frame.iteration > 0 and s not in frame.element_saves
+        on every pass (`feats = f(x)` above `for y in ys: loss(feats, y).backward()`), not one of its elements.
+        An enclosing loop counts as well as the innermost: `gp` above `for x in loader: for _ in range(k):
+        (d(x) + gp).backward()` is reached again by the loader's next batch even when the inner loop runs once."""
+        return any(s.seq < frame.start_seq and frame.iteration > 0 and s not in frame.element_saves
+                   for frame in scope.loops)
 
     def _carries_for(self, scope, s: Save, loops: tuple) -> list:
         """Carried state through which the next iteration reaches the graph holding `s` (one per name): state
