@@ -394,7 +394,7 @@ def out_arg_copy_no_grad(ctx, stmt, call, hint) -> tuple[Edit, str] | None:
     parameter filled through `out=` (a statement of its own). Rebinding a parameter attribute to a plain tensor
     would raise TypeError, and `out=` under no_grad is not enough: `arange(out=p)` there clears `p.requires_grad`
     (checked on torch 2.13); `copy_` keeps the parameter, its identity and its requires_grad."""
-    torch = ctx.torch_name()
+    torch = ctx.torch_name(stmt, hint)
     if torch is None or not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1
                              and isinstance(stmt.body[0], cst.Expr) and stmt.body[0].value is call):
         return None
@@ -476,7 +476,7 @@ def _memo(ctx, name: str) -> dict:
 
 
 def _wrap_no_grad(ctx, stmt, hint, manager: str = "no_grad") -> Edit | None:
-    torch = ctx.torch_name()
+    torch = ctx.torch_name(stmt, hint)
     if torch is None or not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
         return None
     span = ctx.span(stmt, hint)
@@ -1011,7 +1011,7 @@ def move_after(ctx, stmt, hint, after, after_hint, name: str) -> tuple[tuple[Edi
 def wrap_no_grad_run(ctx, members) -> Edit | None:
     """Adjacent statements (`w -= lr * w.grad` then `b -= lr * b.grad`), each `(stmt, hint)`, inside one
     `with <torch>.no_grad():`; None unless they are whole lines following one another at one indentation."""
-    torch = ctx.torch_name()
+    torch = ctx.torch_name(*members[0]) if members else None
     spans = [ctx.span(stmt, hint) for stmt, hint in members]
     if torch is None or len(members) < 2 or any(s is None for s in spans) or any(
             not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1 for stmt, _ in members):
