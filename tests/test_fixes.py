@@ -95,6 +95,62 @@ def test_no_grad_wrap_keeps_strings_and_uses_the_block_indentation():
     assert run_program(fixed).clean, fixed
 
 
+# A frozen embedding whose output a forward hook makes require grad (PEFT's `enable_input_require_grads`): the
+# output is a leaf made afresh by every forward, so the fix may re-bind it although the training loop
+# backpropagates through the forward again; the trainable layers must keep their gradients (no no_grad()).
+HOOKED_FORWARD = """import torch
+from torch import nn
+
+torch.manual_seed(0)
+
+
+def output_requires_grad(module, inputs, output):
+    output.requires_grad_(True)
+
+
+class Tagger(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.embed = nn.Embedding(10, 4)
+        self.embed.weight.requires_grad_(False)
+        self.embed.register_forward_hook(output_requires_grad)
+        self.proj = nn.Linear(3, 4)
+
+    def forward(self, ids, feats):
+        h = self.embed(ids)
+        mask = ids == 1
+        {write}
+        return h.sum()
+
+
+model = Tagger()
+opt = torch.optim.SGD(model.proj.parameters(), lr=0.1)
+ids = torch.arange(2, 8)
+ids[:2] = 1
+feats = torch.randn(2, 3)
+for _ in range(2):
+    loss = model(ids, feats)
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+print(model.proj.weight.grad.abs().sum().item() > 0)
+"""
+
+
+@pytest.mark.parametrize("write,edits", [
+    ("h[mask] = self.proj(feats)", ["        h = h.clone()\n"]),  # written by index: the write goes into a copy
+    ("h += self.proj(feats).sum()", ["h = h + self.proj(feats).sum()"]),
+])
+def test_leaf_made_in_each_forward_is_rewritten_not_written_under_no_grad(write, edits):
+    text = HOOKED_FORWARD.format(write=write)
+    assert "leaf Variable" in run_program(text).error
+    finding = only(text, "GG101")
+    assert finding.fix.applicability == "unsafe"
+    assert [e.new_text for e in finding.fix.edits] == edits
+    result = run_program(fixed_with(text, finding))
+    assert result.clean and result.stdout == "True\n", result  # proj still trains
+
+
 def test_out_rewrite_is_refused_around_comments():
     text = ("import torch\nx = torch.randn(3, requires_grad=True)\ny = torch.empty(3)\n"
             "torch.sin(x,  # into the buffer\n          out=y)\n")

@@ -4,6 +4,9 @@ from __future__ import annotations
 import libcst as cst
 
 from .. import fixes
+from ..findings import Edit
+from ..fixes_order import _parents
+from ..source import Span
 from . import Rule, make_fix
 from ..i18n import created_by
 from ._common import created_line, creation_site, inplace_false, name_of, out_of_place_rewrite
@@ -44,16 +47,21 @@ RULE = Rule(
         "en": "A parameter update (the write uses `.grad`, the tensor's `.grad` is read elsewhere, or the target is an "
               "`nn.Parameter` / a model parameter) is wrapped in `with torch.no_grad():` — safe: that is what the "
               "update meant and the original could only raise. Otherwise `w += 1` becomes `w = w + 1` — unsafe: `w` is "
-              "then a non-leaf, so `w.grad` stays `None` and the gradient flows to the original leaf instead. Where a "
-              "loop backpropagates through `w` again (re-binding would break it) or no out-of-place method exists "
+              "then a non-leaf, so `w.grad` stays `None` and the gradient flows to the original leaf instead. An index "
+              "write (`h[mask] = v`) gets `h = h.clone()` on the line before it — unsafe, as for `w = w + 1`: the write "
+              "changes the copy, is recorded, and the leaf gets its gradient through the copy. Where a loop "
+              "backpropagates through `w` again (re-binding would break it; not so for a leaf made afresh in the "
+              "function that writes it, such as a hooked layer's output in `forward`) or no out-of-place method exists "
               "(`fill_`, `uniform_`), the write is wrapped in `torch.no_grad()` instead — unsafe: it is not recorded. An "
               "`inplace=True` activation on the leaf gets `inplace=False` — unsafe: the leaf keeps its values; alone on "
               "its line (`F.relu(w, inplace=True)`, whose result is dropped) it is re-bound instead: "
               "`w = F.relu(w, inplace=False)` — unsafe, as for `w = w + 1`.",
         "zh": "参数更新（写入用到了 `.grad`，或目标是 `nn.Parameter` / 模型参数）会被放进 `with torch.no_grad():`——"
               "安全修复：这正是更新的本意，而原代码只会报错。其他情况把 `w += 1` 改成 `w = w + 1`——不安全修复："
-              "之后 `w` 是非叶子张量，`w.grad` 保持 `None`，梯度流向原来的叶子张量。如果循环会再次经过 `w` 做反向传播"
-              "（重新绑定会破坏循环），或者没有对应的非原地方法（`fill_`、`uniform_`），则把写入放进 `torch.no_grad()`"
+              "之后 `w` 是非叶子张量，`w.grad` 保持 `None`，梯度流向原来的叶子张量。按索引写入（`h[mask] = v`）则在它前一行"
+              "加上 `h = h.clone()`——不安全修复，与 `w = w + 1` 相同：写入作用在副本上并被记录，叶子张量经由副本得到梯度。"
+              "如果循环会再次经过 `w` 做反向传播（重新绑定会破坏循环；在写入它的函数中新建的叶子张量除外，例如 `forward` "
+              "中被钩子设为需要梯度的层输出），或者没有对应的非原地方法（`fill_`、`uniform_`），则把写入放进 `torch.no_grad()`"
               "——不安全修复：写入不被记录。作用在叶子张量上的 `inplace=True` 激活改为 `inplace=False`——不安全修复："
               "叶子张量保持原值；如果它单独一行（`F.relu(w, inplace=True)`，结果被丢弃），则改写为重新绑定："
               "`w = F.relu(w, inplace=False)`——不安全修复，与 `w = w + 1` 相同。",
@@ -120,6 +128,57 @@ def _first_of_chains(problems) -> tuple[list, dict]:
     return kept, later
 
 
+def _made_each_call(ctx, tensor, write, hint) -> bool:
+    """The leaf is made in the def that writes it, in the same pass of that def's loops (`result =
+    self.base_layer(x)` then `result += ...` in a `forward` whose output a hook made require grad): re-binding its
+    name there changes nothing another call or iteration sees, however often a training loop backpropagates."""
+    origin, top = tensor.origin, write.top or hint
+    if origin is None or top is None:
+        return False
+    parents = _parents(top)
+
+    def frame(node):  # (the innermost def holding node, the loops inside that def holding it), or None
+        loops = []
+        node = parents.get(id(node))
+        while node is not None:
+            if isinstance(node, cst.FunctionDef):
+                return node, loops
+            if isinstance(node, (cst.For, cst.While)):
+                loops.append(node)
+            node = parents.get(id(node))
+        return None
+
+    if id(origin) not in parents or id(write.stmt) not in parents:
+        return False
+    made, written = frame(origin), frame(write.stmt)
+    return made is not None and written is not None and made[0] is written[0] and \
+        [id(n) for n in made[1]] == [id(n) for n in written[1]]
+
+
+def _copy_before(ctx, write, hint) -> tuple[Edit, str] | None:
+    """`x[mask] = v` on a leaf `x` (a layer output a hook made require grad): `x = x.clone()` on a line of its own
+    before the write, which then changes the copy and is recorded; the gradient reaches the leaf through it."""
+    stmt = write.stmt
+    small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 else None
+    target = small.targets[0].target if isinstance(small, cst.Assign) and len(small.targets) == 1 else (
+        small.target if isinstance(small, cst.AugAssign) else None)
+    if not isinstance(target, cst.Subscript):
+        return None
+    root = target.value
+    while isinstance(root, cst.Subscript):
+        root = root.value
+    if not isinstance(root, cst.Name) or root.value != write.target_name:
+        return None
+    span = ctx.span(stmt, hint)
+    if span is None:
+        return None
+    indent = ctx.source.line_text(span.start_line)[:span.start_col]
+    if indent.strip():
+        return None
+    line = f"{root.value} = {root.value}.clone()"
+    return Edit(Span(span.start_line, 0, span.start_line, 0), f"{indent}{line}\n"), line
+
+
 def _zh_around(text: str) -> str:
     """` text ` inside a Chinese sentence: a space only beside a code span (the spacing rule of zh-glossary.md)."""
     return (" " if text.startswith("`") else "") + text + (" " if text.endswith("`") else "")
@@ -135,6 +194,10 @@ def check(ctx):
         line = created_line(ctx, tensor, hint)
         fix = None
         rewrite = out_of_place_rewrite(ctx, write, hint)
+        # a training loop that backpropagates through the leaf again would see a re-bound name, unless the leaf
+        # is made afresh where it is written
+        rebind_ok = not problem.detail.get("loop_backward") or _made_each_call(ctx, tensor, write, hint)
+        copied = None if _is_update(ctx, problem) or rewrite else (_copy_before(ctx, write, hint) if rebind_ok else None)
         if _is_update(ctx, problem):
             run = runs.get(id(write.stmt))
             fix = make_fix("safe", ctx.t("Do the update under `torch.no_grad()`", "在 `torch.no_grad()` 中执行更新")
@@ -142,7 +205,7 @@ def check(ctx):
                                                      "在同一个 `torch.no_grad()` 中执行相邻的更新"),
                            run or ctx.wrap_no_grad(write.stmt, hint))
         elif write.kind in ("inplace_arg", "inplace_module") and (flag := inplace_false(ctx, write, hint)) and (
-                flag[1] is None or not problem.detail.get("loop_backward")):
+                flag[1] is None or rebind_ok):
             if flag[1] is None:
                 fix = make_fix("unsafe", ctx.t("Use `inplace=False` (unsafe: the leaf is no longer modified)",
                                                "改为 `inplace=False`（不安全：叶子张量不再被修改）"), flag[0])
@@ -150,10 +213,17 @@ def check(ctx):
                 fix = make_fix("unsafe", ctx.t(f"Rewrite as `{flag[1]}` (unsafe: {name} becomes a non-leaf: its `.grad` stays `None`)",
                                                f"改写为 `{flag[1]}`（不安全：{name} 变成非叶子张量：它的 `.grad` 保持 `None`）"),
                                flag[0])
-        elif rewrite and not problem.detail.get("loop_backward"):
+        elif rewrite and rebind_ok:
             fix = make_fix("unsafe", ctx.t(f"Rewrite as `{rewrite[1]}` (unsafe: {name} becomes a non-leaf: its `.grad` stays `None`)",
                                            f"改写为 `{rewrite[1]}`（不安全：{name} 变成非叶子张量：它的 `.grad` 保持 `None`）"),
                            rewrite[0])
+        elif copied:
+            fix = make_fix("unsafe", ctx.t(f"Write into a copy: add `{copied[1]}` before line {ctx.line(write.stmt, hint)} "
+                                           f"(unsafe: {name} then names a non-leaf copy whose `.grad` stays `None`; the "
+                                           "leaf gets its gradient through the copy)",
+                                           f"写入副本：在第 {ctx.line(write.stmt, hint)} 行之前加上 `{copied[1]}`（不安全："
+                                           f"{name} 随后指向非叶子副本，其 `.grad` 保持 `None`；叶子张量经由副本得到梯度）"),
+                           copied[0])
         else:
             # Re-binding a leaf that a training loop backpropagates through again would break that loop, and
             # `act(w)` alone on its line cannot take `inplace=False` (the activation would be dropped):
