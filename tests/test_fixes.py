@@ -151,6 +151,29 @@ def test_leaf_made_in_each_forward_is_rewritten_not_written_under_no_grad(write,
     assert result.clean and result.stdout == "True\n", result  # proj still trains
 
 
+CHAINED_ON_A_PIECE = """import torch
+torch.manual_seed(0)
+x = torch.randn(4, 6, requires_grad=True)
+a, b = (x * 2).chunk(2, dim=1)
+s, t = torch.randn(4, 3), torch.randn(4, 3)
+{write}
+torch.cat([a, b], dim=1).pow(2).sum().backward()
+print(round(x.grad.sum().item(), 4))
+"""
+
+
+def test_a_chain_of_in_place_methods_is_rewritten_on_its_receiver():
+    # RealNVP's coupling: the rewrite was `t = b.mul_(torch.exp(s)).add(t)`, the function form (`F.relu_(h)`) taken
+    # for a method on the chain's first call: still in place, and `t` re-bound; torch raises at the first write of
+    # the chain, so the chain is one finding
+    text = CHAINED_ON_A_PIECE.format(write="b.mul_(torch.exp(s)).add_(t)")
+    finding = only(text, "GG103")
+    assert [e.new_text for e in finding.fix.edits] == ["b = b.mul(torch.exp(s)).add(t)"]
+    fixed = run_program(fixed_with(text, finding))
+    by_hand = run_program(CHAINED_ON_A_PIECE.format(write="b = b * torch.exp(s) + t"))
+    assert fixed.clean and by_hand.clean and fixed.stdout == by_hand.stdout
+
+
 def test_out_rewrite_is_refused_around_comments():
     text = ("import torch\nx = torch.randn(3, requires_grad=True)\ny = torch.empty(3)\n"
             "torch.sin(x,  # into the buffer\n          out=y)\n")

@@ -167,6 +167,9 @@ def out_of_place(ctx, write, hint, out_of_place_methods: set[str]) -> tuple[Edit
     if not augmented and call is None:
         return None  # cheap shape test first: a long statement holding many writes costs nothing here
     receiver = call.func.value if call is not None else None
+    if call is not None and isinstance(receiver, cst.Call):
+        # `x_b.mul_(s).add_(t)`: a chain of in-place methods on one name (never the function form on `t`)
+        return _chain_out_of_place(ctx, small, call, hint, out_of_place_methods)
     if call is not None and not _is_tensor_name(ctx, write, receiver):
         # `F.relu_(h)` / `h = torch.relu_(h)`: the function form, on its first argument
         first = call.args[0].value if call.args and call.args[0].keyword is None and not call.args[0].star else None
@@ -230,6 +233,51 @@ def out_of_place(ctx, write, hint, out_of_place_methods: set[str]) -> tuple[Edit
     if not _same(_parse_statement(new), expected, original):
         return None
     return Edit(span, new), new
+
+
+def _chain_out_of_place(ctx, small, call, hint, methods: set[str]) -> tuple[Edit, str] | None:
+    """`x.mul_(s).add_(t)`, a statement of its own -> `x = x.mul(s).add(t)`: every call of the chain is an in-place
+    method with an out-of-place twin, on one tensor name (each writes what the one before returned: that name)."""
+    if not isinstance(small, cst.Expr) or small.value is not call:
+        return None
+    attrs, node = [], call
+    while isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+        attr = node.func.attr.value
+        if not attr.endswith("_") or attr[:-1] not in methods:
+            return None
+        attrs.append(node.func.attr)
+        node = node.func.value
+    if not isinstance(node, cst.Name) or ctx.facts.expr_values.get(id(node)) is None and \
+            ctx.facts.name_values.get(id(node)) is None:
+        return None
+    found = text_of(ctx, small, hint)
+    call_text = text_of(ctx, call, hint)
+    if found is None or call_text is None or has_comment_or_continuation(small, found[1]):
+        return None
+    cuts = []
+    for attr in attrs:
+        attr_text = text_of(ctx, attr, hint)
+        cut = _relative(call_text[0], attr_text[0], call_text[1]) if attr_text is not None else None
+        if cut is None:
+            return None
+        cuts.append(cut)
+    new_call = call_text[1]
+    for start, end in sorted(cuts, reverse=True):
+        new_call = new_call[:start] + new_call[start:end][:-1] + new_call[end:]
+    name = node.value
+    new = f"{name} = {new_call}"
+    original = _parse_statement(found[1])
+    if not isinstance(original, ast.Expr):
+        return None
+    value = copy.deepcopy(original.value)
+    part = value
+    while isinstance(part, ast.Call) and isinstance(part.func, ast.Attribute):
+        part.func.attr = part.func.attr[:-1]
+        part = part.func.value
+    expected = ast.Assign(targets=[ast.Name(name, ast.Store())], value=value)
+    if not _same(_parse_statement(new), expected, original):
+        return None
+    return Edit(found[0], new), new
 
 
 def _pure_index(target: cst.Subscript) -> bool:

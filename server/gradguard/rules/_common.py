@@ -59,6 +59,32 @@ OUT_OF_PLACE = set(
 )
 
 
+def _chained_on(outer, inner) -> bool:
+    """`outer` is a method call on the result of `inner` (`w.mul_(d).add_(x)`: add_ on what mul_ returned)."""
+    node = outer
+    while type(node) is cst.Call and type(node.func) is cst.Attribute:
+        node = node.func.value
+        if node is inner:
+            return True
+    return False
+
+
+def first_of_chains(problems) -> tuple[list, dict]:
+    """The problems left when a chained write (`ema_p.mul_(decay).add_(...)`) counts once: torch raises at the first
+    write of the chain, so the later ones are never reached; and, per kept problem, the ops chained after it."""
+    kept, later = [], {}
+    for problem in problems:
+        first = next((other for other in problems if other is not problem and other.write.stmt is problem.write.stmt
+                      and _chained_on(problem.write.node, other.write.node)), None)
+        if first is None:
+            kept.append(problem)
+    for problem in kept:
+        later[id(problem)] = [other.write.op for other in problems if other is not problem
+                              and other.write.stmt is problem.write.stmt
+                              and _chained_on(other.write.node, problem.write.node)]
+    return kept, later
+
+
 def out_of_place_rewrite(ctx: RuleContext, write, hint) -> tuple[Edit, str] | None:
     """`y.add_(1)` -> `y = y.add(1)`; `y += 1` -> `y = y + 1`, for a statement writing a plain name (see fixes.py)."""
     return fixes.out_of_place(ctx, write, hint, OUT_OF_PLACE)

@@ -9,7 +9,7 @@ from ..fixes_order import _parents
 from ..source import Span
 from . import Rule, make_fix
 from ..i18n import created_by
-from ._common import created_line, creation_site, inplace_false, name_of, out_of_place_rewrite
+from ._common import created_line, creation_site, first_of_chains, inplace_false, name_of, out_of_place_rewrite
 
 RULE = Rule(
     code="GG101",
@@ -102,32 +102,6 @@ def _update_runs(ctx, problems) -> dict:
     return edits
 
 
-def _chained_on(outer, inner) -> bool:
-    """`outer` is a method call on the result of `inner` (`w.mul_(d).add_(x)`: add_ on what mul_ returned)."""
-    node = outer
-    while type(node) is cst.Call and type(node.func) is cst.Attribute:
-        node = node.func.value
-        if node is inner:
-            return True
-    return False
-
-
-def _first_of_chains(problems) -> tuple[list, dict]:
-    """The problems left when a chained write (`ema_p.mul_(decay).add_(...)`) counts once: torch raises at the first
-    write of the chain, so the later ones are never reached; and, per kept problem, the ops chained after it."""
-    kept, later = [], {}
-    for problem in problems:
-        first = next((other for other in problems if other is not problem and other.write.stmt is problem.write.stmt
-                      and _chained_on(problem.write.node, other.write.node)), None)
-        if first is None:
-            kept.append(problem)
-    for problem in kept:
-        later[id(problem)] = [other.write.op for other in problems if other is not problem
-                              and other.write.stmt is problem.write.stmt
-                              and _chained_on(other.write.node, problem.write.node)]
-    return kept, later
-
-
 def _made_each_call(ctx, tensor, write, hint) -> bool:
     """The leaf is made in the def that writes it, in the same pass of that def's loops (`result =
     self.base_layer(x)` then `result += ...` in a `forward` whose output a hook made require grad): re-binding its
@@ -186,7 +160,7 @@ def _zh_around(text: str) -> str:
 
 @RULE.checker
 def check(ctx):
-    problems, chained = _first_of_chains(list(ctx.problems("leaf-write")))
+    problems, chained = first_of_chains(list(ctx.problems("leaf-write")))
     runs = _update_runs(ctx, problems)
     for problem in problems:
         write, tensor, hint = problem.write, problem.tensor, problem.top
