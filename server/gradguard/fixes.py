@@ -659,6 +659,63 @@ def detach_carry(ctx, problem) -> tuple[Edit, str] | None:
     return _insert_after(ctx, body.body[-1], problem.top, indent, carried)
 
 
+def detach_sibling_state(ctx, problem) -> list[tuple[Edit, str]]:
+    """Object state a method re-binds from itself beside the carry, holding a graph the same backward freed
+    (`self.z = self.z + k.sum(0)` beside `self.M = self.M + k.T @ v`, Infini-attention's memory): the next iteration
+    reaches it too, so a fix detaching only the carry the analysis named still raises. Each one built from an
+    argument the carry is built from is detached where it is re-bound, `(value).detach()`, when the method reads
+    it no more after that line. [] otherwise."""
+    carry = problem.detail.get("carry")
+    freed_by = problem.detail.get("freed_by")
+    if carry is None or carry.loop is None or freed_by is None or _contains(carry.loop, carry.stmt):
+        return []
+    top = getattr(carry, "top", None) or problem.top
+    method = _function_holding(top, carry.stmt)
+    if method is None or not isinstance(method.body, cst.IndentedBlock):
+        return []
+    # the arguments of this call (this iteration's tensors) the carried value is computed from: a sibling built
+    # from one of them holds the same iteration's graph (the Facts keep one value per expression, the last run's,
+    # which for a method run on its own in an editor knows no graph: this is read from the code)
+    params = {p.name.value for p in method.params.params} - {"self"}
+    carried_small = carry.stmt.body[0] if isinstance(carry.stmt, cst.SimpleStatementLine) else None
+    if not isinstance(carried_small, cst.Assign):
+        return []
+    shared = params & _names_read(carried_small.value)
+    found = []
+    for stmt in method.body.body:
+        small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 else None
+        if stmt is carry.stmt or not isinstance(small, cst.Assign) or len(small.targets) != 1 \
+                or not isinstance(small.targets[0].target, cst.Attribute):
+            continue
+        name = _dotted(small.targets[0].target)
+        if not name or name == carry.name or not any(
+                isinstance(n, cst.Attribute) and _dotted(n) == name for n in _walk_expression(small.value)):
+            continue  # not re-bound from itself: not carried from one call to the next
+        if not shared & _names_read(small.value):
+            continue  # built from none of this call's arguments the carry is built from
+        order = _name_order(ctx, method, stmt)
+        if order is None or name in order[1] or name in order[2]:
+            continue  # read or re-bound again in this call: detaching here would change what it computes
+        detached = with_method(ctx, small.value, top, "detach")
+        if detached is not None:
+            found.append(detached)
+    return found
+
+
+def _names_read(node) -> set[str]:
+    """The names an expression reads (not the attribute names after a dot)."""
+    attrs = {id(n.attr) for n in _walk_expression(node) if isinstance(n, cst.Attribute)}
+    return {n.value for n in _walk_expression(node) if isinstance(n, cst.Name) and id(n) not in attrs}
+
+
+def _walk_expression(node):
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        yield n
+        stack.extend(n.children)
+
+
 def _kind(value) -> str | None:
     """'tensor' or 'tuple' for a carried value the fix can detach; None otherwise."""
     from .facts.model import Seq, Tensor
