@@ -739,6 +739,24 @@ def test_a_value_the_loop_computes_again_from_the_same_inputs_is_read_detached_n
     assert len(moved["losses"]) == 3
 
 
+def test_a_snapshot_the_loop_compares_with_on_minibatches_is_read_detached():
+    """PPO over minibatches of one rollout (chainerrl's shape): the loop runs the policy on rows of the same states
+    (`states[idx]`); copying the forward (and the sampling before it) into the loop trained on a new rollout every
+    minibatch. The value before the loop is a snapshot, read detached, as the hand fix's `.detach()` at the source."""
+    text = PPO_SNAPSHOT.replace("for epoch in range(3):\n", "for epoch in range(3):\n    idx = torch.randperm(8)[:4]\n"
+                                ).replace("new = policy(states)", "new = policy(states[idx])").replace(
+        "(new - old).exp() * advantage", "(new - old[idx]).exp() * advantage[idx]")
+    raises(text)
+    finding = only(text, "GG404")
+    assert finding.fix.message.startswith("Read `old.detach()` in the loop (unsafe: "), finding.fix.message
+    fixed = apply(text, finding.fix)
+    assert fixed == text.replace("(new - old[idx])", "(new - old.detach()[idx])")
+    hand = run(text.replace("old = policy(states).log_softmax(-1)", "old = policy(states).log_softmax(-1).detach()"))
+    ours = run(fixed)
+    assert ours["losses"] == pytest.approx(hand["losses"], rel=1e-5)
+    assert torch.allclose(ours["policy"].weight, hand["policy"].weight)
+
+
 def test_a_forward_the_loop_runs_on_other_inputs_is_still_recomputed_in_the_loop():
     """Near miss: the loop runs the same policy on other states, so the value before the loop is not a snapshot
     of it; the forward moves into the loop as before."""

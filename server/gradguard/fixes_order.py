@@ -1191,12 +1191,17 @@ def detach_snapshot_in_loop(ctx, problem) -> tuple[tuple[Edit, ...], list[str]] 
 
 
 def _same_forward(ctx, call, other) -> bool:
-    """Two calls of the same callee text whose tensor arguments are the same tensors, in the same places."""
+    """Two calls of the same callee text whose tensor arguments are the same tensors, in the same places; an
+    argument of `call` may be rows of the other's (`actor(obs[idx])` in the loop, `actor(obs)` before it: PPO's
+    minibatches of the same rollout)."""
     if call is other or ctx.code(call.func) != ctx.code(other.func) or len(call.args) != len(other.args):
         return False
     tensors = 0
     for a, b in zip(call.args, other.args):
         va, vb = _value(ctx, a.value), _value(ctx, b.value)
+        if va is not None and vb is not None and va is not vb and isinstance(a.value, cst.Subscript) \
+                and _value(ctx, a.value.value) is vb:
+            va = vb  # rows of the same inputs
         if (va is None) != (vb is None) or (va is not None and va is not vb):
             return False
         tensors += va is not None
