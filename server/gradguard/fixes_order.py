@@ -1170,8 +1170,11 @@ def detach_snapshot_in_loop(ctx, problem) -> tuple[tuple[Edit, ...], list[str]] 
             root = node
             while isinstance(root, cst.Attribute):
                 root = root.value
-            if value is not None and any(h is save for h in value.history) and isinstance(root, cst.Name) \
-                    and root.value not in assigned and not _is_callee_or_target(node, parents):
+            # the same save, or one the same op made in another call of this function (the Facts keep the last
+            # call's values: `train(batch)` run twice)
+            if value is not None and any(h is save or h.node is save.node for h in value.history) \
+                    and isinstance(root, cst.Name) and root.value not in assigned \
+                    and not _is_callee_or_target(node, parents):
                 reads.append(node)
                 continue
         if isinstance(node, cst.Lambda):
