@@ -151,6 +151,18 @@ def test_leaf_made_in_each_forward_is_rewritten_not_written_under_no_grad(write,
     assert result.clean and result.stdout == "True\n", result  # proj still trains
 
 
+def test_a_view_of_a_leaf_made_in_each_forward_is_written_in_a_copy():
+    # GG102's shape of the same forward: `h[:2] = ...` writes a view of the hooked output; under no_grad() the
+    # projection would get no gradient
+    text = HOOKED_FORWARD.format(write="h[:2] = self.proj(feats)")
+    assert "view of a leaf Variable" in run_program(text).error
+    finding = only(text, "GG102")
+    assert finding.fix.applicability == "unsafe"
+    assert [e.new_text for e in finding.fix.edits] == ["        h = h.clone()\n"]
+    result = run_program(fixed_with(text, finding))
+    assert result.clean and result.stdout == "True\n", result
+
+
 CHAINED_ON_A_PIECE = """import torch
 torch.manual_seed(0)
 x = torch.randn(4, 6, requires_grad=True)

@@ -4,12 +4,10 @@ from __future__ import annotations
 import libcst as cst
 
 from .. import fixes
-from ..findings import Edit
-from ..fixes_order import _parents
-from ..source import Span
 from . import Rule, make_fix
 from ..i18n import created_by
-from ._common import created_line, creation_site, first_of_chains, inplace_false, name_of, out_of_place_rewrite
+from ._common import (copy_before_write, created_line, creation_site, first_of_chains, inplace_false, made_each_call,
+                      name_of, out_of_place_rewrite)
 
 RULE = Rule(
     code="GG101",
@@ -102,57 +100,6 @@ def _update_runs(ctx, problems) -> dict:
     return edits
 
 
-def _made_each_call(ctx, tensor, write, hint) -> bool:
-    """The leaf is made in the def that writes it, in the same pass of that def's loops (`result =
-    self.base_layer(x)` then `result += ...` in a `forward` whose output a hook made require grad): re-binding its
-    name there changes nothing another call or iteration sees, however often a training loop backpropagates."""
-    origin, top = tensor.origin, write.top or hint
-    if origin is None or top is None:
-        return False
-    parents = _parents(top)
-
-    def frame(node):  # (the innermost def holding node, the loops inside that def holding it), or None
-        loops = []
-        node = parents.get(id(node))
-        while node is not None:
-            if isinstance(node, cst.FunctionDef):
-                return node, loops
-            if isinstance(node, (cst.For, cst.While)):
-                loops.append(node)
-            node = parents.get(id(node))
-        return None
-
-    if id(origin) not in parents or id(write.stmt) not in parents:
-        return False
-    made, written = frame(origin), frame(write.stmt)
-    return made is not None and written is not None and made[0] is written[0] and \
-        [id(n) for n in made[1]] == [id(n) for n in written[1]]
-
-
-def _copy_before(ctx, write, hint) -> tuple[Edit, str] | None:
-    """`x[mask] = v` on a leaf `x` (a layer output a hook made require grad): `x = x.clone()` on a line of its own
-    before the write, which then changes the copy and is recorded; the gradient reaches the leaf through it."""
-    stmt = write.stmt
-    small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 else None
-    target = small.targets[0].target if isinstance(small, cst.Assign) and len(small.targets) == 1 else (
-        small.target if isinstance(small, cst.AugAssign) else None)
-    if not isinstance(target, cst.Subscript):
-        return None
-    root = target.value
-    while isinstance(root, cst.Subscript):
-        root = root.value
-    if not isinstance(root, cst.Name) or root.value != write.target_name:
-        return None
-    span = ctx.span(stmt, hint)
-    if span is None:
-        return None
-    indent = ctx.source.line_text(span.start_line)[:span.start_col]
-    if indent.strip():
-        return None
-    line = f"{root.value} = {root.value}.clone()"
-    return Edit(Span(span.start_line, 0, span.start_line, 0), f"{indent}{line}\n"), line
-
-
 def _zh_around(text: str) -> str:
     """` text ` inside a Chinese sentence: a space only beside a code span (the spacing rule of zh-glossary.md)."""
     return (" " if text.startswith("`") else "") + text + (" " if text.endswith("`") else "")
@@ -170,8 +117,8 @@ def check(ctx):
         rewrite = out_of_place_rewrite(ctx, write, hint)
         # a training loop that backpropagates through the leaf again would see a re-bound name, unless the leaf
         # is made afresh where it is written
-        rebind_ok = not problem.detail.get("loop_backward") or _made_each_call(ctx, tensor, write, hint)
-        copied = None if _is_update(ctx, problem) or rewrite else (_copy_before(ctx, write, hint) if rebind_ok else None)
+        rebind_ok = not problem.detail.get("loop_backward") or made_each_call(ctx, tensor, write, hint)
+        copied = None if _is_update(ctx, problem) or rewrite else (copy_before_write(ctx, write, hint) if rebind_ok else None)
         if _is_update(ctx, problem):
             run = runs.get(id(write.stmt))
             fix = make_fix("safe", ctx.t("Do the update under `torch.no_grad()`", "在 `torch.no_grad()` 中执行更新")
