@@ -253,6 +253,16 @@ def test_every_attribute_carrying_the_freed_graph_is_detached_in_the_method():
     assert run_program(fixed).clean
 
 
+def test_a_count_kept_beside_the_carried_memory_is_not_detached():
+    # `self.n = self.n + k.shape[0]` reads the same argument but holds an int: `.detach()` there would raise
+    text = COMPRESSIVE_MEMORY.replace("        self.z = torch.zeros(4)\n", "        self.z = torch.zeros(4)\n        self.n = 0\n"
+                                      ).replace("        self.z = self.z + k.sum(0)\n",
+                                                "        self.z = self.z + k.sum(0)\n        self.n = self.n + k.shape[0]\n")
+    finding = only(text, "GG403")
+    assert [e.new_text for e in finding.fix.edits] == ["(self.M + k.T @ v).detach()", "(self.z + k.sum(0)).detach()"]
+    assert run_program(fixed_with(text, finding)).clean
+
+
 def trains(program: str) -> None:
     """The program runs clean and every tensor its optimizer updates has a gradient at every step."""
     checked = program.replace("    opt.step()\n", "    assert all(p.grad is not None for g in opt.param_groups "

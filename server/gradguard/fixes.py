@@ -693,6 +693,8 @@ def detach_sibling_state(ctx, problem) -> list[tuple[Edit, str]]:
             continue  # not re-bound from itself: not carried from one call to the next
         if not shared & _names_read(small.value):
             continue  # built from none of this call's arguments the carry is built from
+        if ctx.facts.expr_values.get(id(small.value)) is None:
+            continue  # not known to be a tensor (a count, a float): nothing to detach
         order = _name_order(ctx, method, stmt)
         if order is None or name in order[1] or name in order[2]:
             continue  # read or re-bound again in this call: detaching here would change what it computes
