@@ -249,3 +249,34 @@ def test_fix_changes_only_the_fixed_line_in_any_json_layout(gg, tmp_path, layout
     ascii_only = raw.isascii()
     assert after == raw.replace(json.dumps(old_line, ensure_ascii=ascii_only), json.dumps(new_line, ensure_ascii=ascii_only))
     assert json.loads(after)["cells"][2]["source"][5] == new_line
+
+
+GAN_CELLS = [
+    ["import torch\n", "import torch.nn as nn\n", "\n", "torch.manual_seed(0)\n",
+     "G = nn.Linear(4, 1)\n", "D = nn.Sequential(nn.Linear(1, 8), nn.Tanh(), nn.Linear(8, 1))\n",
+     "opt_D = torch.optim.SGD(D.parameters(), lr=0.1)\n", "opt_G = torch.optim.SGD(G.parameters(), lr=0.1)\n"],
+    ["fake = G(torch.randn(8, 4))\n", "pred_fake = D(fake)\n", "ones = torch.ones(8, 1)\n"],
+    ["loss_D = D(fake.detach()).pow(2).mean()\n", "opt_D.zero_grad()\n", "loss_D.backward()\n", "opt_D.step()\n",
+     "print(loss_D.item())\n"],
+    ["loss_G = (pred_fake - ones).pow(2).mean()\n", "opt_G.zero_grad()\n", "loss_G.backward()\n", "opt_G.step()\n"],
+]
+
+
+def test_a_fix_moving_a_forward_from_one_cell_to_another_is_applied_in_both(gg, tmp_path):
+    # GG401's fix moves `pred_fake = D(fake)` (cell 3) after `opt_D.step()` (cell 4): one edit over the text between
+    # was offered and never applied (a notebook applies edits inside a cell); it is the two line edits it makes
+    path = tmp_path / "gan.ipynb"
+    path.write_text(dump(notebook(GAN_CELLS)), encoding="utf-8")
+    status, out, _ = gg("--format", "json", "gan.ipynb")
+    found = json.loads(out)
+    assert [(f["code"], f["cell"]) for f in found] == [("GG401", 4)]
+    assert [(e["cell"], e["location"]["row"], e["end_location"]["row"], e["content"]) for e in found[0]["fix"]["edits"]] \
+        == [(3, 2, 3, ""), (4, 4, 4, "\npred_fake = D(fake)")]
+    status, _, _ = gg("--fix", "--unsafe-fixes", "gan.ipynb")
+    assert status == 0
+    cells = [c["source"] for c in json.loads(path.read_text(encoding="utf-8"))["cells"] if c["cell_type"] == "code"]
+    assert cells[1] == ["fake = G(torch.randn(8, 4))\n", "ones = torch.ones(8, 1)\n"]
+    assert cells[2] == GAN_CELLS[2][:4] + ["pred_fake = D(fake)\n", GAN_CELLS[2][4]]
+    namespace: dict = {}
+    for source in cells:  # the fixed notebook runs
+        exec("".join(source), namespace)

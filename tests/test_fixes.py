@@ -95,6 +95,97 @@ def test_no_grad_wrap_keeps_strings_and_uses_the_block_indentation():
     assert run_program(fixed).clean, fixed
 
 
+# A frozen embedding whose output a forward hook makes require grad (PEFT's `enable_input_require_grads`): the
+# output is a leaf made afresh by every forward, so the fix may re-bind it although the training loop
+# backpropagates through the forward again; the trainable layers must keep their gradients (no no_grad()).
+HOOKED_FORWARD = """import torch
+from torch import nn
+
+torch.manual_seed(0)
+
+
+def output_requires_grad(module, inputs, output):
+    output.requires_grad_(True)
+
+
+class Tagger(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.embed = nn.Embedding(10, 4)
+        self.embed.weight.requires_grad_(False)
+        self.embed.register_forward_hook(output_requires_grad)
+        self.proj = nn.Linear(3, 4)
+
+    def forward(self, ids, feats):
+        h = self.embed(ids)
+        mask = ids == 1
+        {write}
+        return h.sum()
+
+
+model = Tagger()
+opt = torch.optim.SGD(model.proj.parameters(), lr=0.1)
+ids = torch.arange(2, 8)
+ids[:2] = 1
+feats = torch.randn(2, 3)
+for _ in range(2):
+    loss = model(ids, feats)
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+print(model.proj.weight.grad.abs().sum().item() > 0)
+"""
+
+
+@pytest.mark.parametrize("write,edits", [
+    ("h[mask] = self.proj(feats)", ["        h = h.clone()\n"]),  # written by index: the write goes into a copy
+    ("h += self.proj(feats).sum()", ["h = h + self.proj(feats).sum()"]),
+])
+def test_leaf_made_in_each_forward_is_rewritten_not_written_under_no_grad(write, edits):
+    text = HOOKED_FORWARD.format(write=write)
+    assert "leaf Variable" in run_program(text).error
+    finding = only(text, "GG101")
+    assert finding.fix.applicability == "unsafe"
+    assert [e.new_text for e in finding.fix.edits] == edits
+    result = run_program(fixed_with(text, finding))
+    assert result.clean and result.stdout == "True\n", result  # proj still trains
+
+
+def test_a_view_of_a_leaf_made_in_each_forward_is_written_in_a_copy():
+    # GG102's shape of the same forward: `h[:2] = ...` writes a view of the hooked output; under no_grad() the
+    # projection would get no gradient
+    text = HOOKED_FORWARD.format(write="h[:2] = self.proj(feats)")
+    assert "view of a leaf Variable" in run_program(text).error
+    finding = only(text, "GG102")
+    assert finding.fix.applicability == "unsafe"
+    assert [e.new_text for e in finding.fix.edits] == ["        h = h.clone()\n"]
+    result = run_program(fixed_with(text, finding))
+    assert result.clean and result.stdout == "True\n", result
+
+
+CHAINED_ON_A_PIECE = """import torch
+torch.manual_seed(0)
+x = torch.randn(4, 6, requires_grad=True)
+a, b = (x * 2).chunk(2, dim=1)
+s, t = torch.randn(4, 3), torch.randn(4, 3)
+{write}
+torch.cat([a, b], dim=1).pow(2).sum().backward()
+print(round(x.grad.sum().item(), 4))
+"""
+
+
+def test_a_chain_of_in_place_methods_is_rewritten_on_its_receiver():
+    # RealNVP's coupling: the rewrite was `t = b.mul_(torch.exp(s)).add(t)`, the function form (`F.relu_(h)`) taken
+    # for a method on the chain's first call: still in place, and `t` re-bound; torch raises at the first write of
+    # the chain, so the chain is one finding
+    text = CHAINED_ON_A_PIECE.format(write="b.mul_(torch.exp(s)).add_(t)")
+    finding = only(text, "GG103")
+    assert [e.new_text for e in finding.fix.edits] == ["b = b.mul(torch.exp(s)).add(t)"]
+    fixed = run_program(fixed_with(text, finding))
+    by_hand = run_program(CHAINED_ON_A_PIECE.format(write="b = b * torch.exp(s) + t"))
+    assert fixed.clean and by_hand.clean and fixed.stdout == by_hand.stdout
+
+
 def test_out_rewrite_is_refused_around_comments():
     text = ("import torch\nx = torch.randn(3, requires_grad=True)\ny = torch.empty(3)\n"
             "torch.sin(x,  # into the buffer\n          out=y)\n")
@@ -112,6 +203,64 @@ LSTM = ("import torch\nfrom torch import nn\ntorch.manual_seed(0)\nlstm = nn.LST
         "state = None\nfor x in torch.randn(3, 1, 4, 3):\n")
 STEP = "    opt.zero_grad()\n    loss.backward()\n    opt.step()\n"
 STEP_RETAIN = "    opt.zero_grad()\n    loss.backward(retain_graph=True)\n    opt.step()\n"
+
+
+COMPRESSIVE_MEMORY = """import torch
+from torch import nn
+
+torch.manual_seed(0)
+
+
+class Memory(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.kv = nn.Linear(4, 8)
+        self.M = torch.zeros(4, 4)
+        self.z = torch.zeros(4)
+
+    def forward(self, x):
+        k, v = self.kv(x).chunk(2, dim=-1)
+        k = torch.nn.functional.elu(k) + 1
+        out = (k @ self.M) / (k @ self.z + 1e-6)[..., None]
+        self._update(k, v)
+        return out + v
+
+    def _update(self, k, v):
+        self.M = self.M + k.T @ v
+        self.z = self.z + k.sum(0)
+
+
+mem = Memory()
+opt = torch.optim.SGD(mem.parameters(), lr=0.1)
+for x in torch.randn(3, 2, 4):
+    loss = mem(x).pow(2).sum()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    print(round(loss.item(), 4))
+"""
+
+
+def test_every_attribute_carrying_the_freed_graph_is_detached_in_the_method():
+    # Infini-attention's memory: `self.M` and `self.z` are both re-bound from themselves with this segment's graph;
+    # the analysis names the first, and detaching it alone left `self.z` to raise at the next backward()
+    finding = only(COMPRESSIVE_MEMORY, "GG403")
+    assert [e.new_text for e in finding.fix.edits] == ["(self.M + k.T @ v).detach()", "(self.z + k.sum(0)).detach()"]
+    fixed = fixed_with(COMPRESSIVE_MEMORY, finding)
+    by_hand = COMPRESSIVE_MEMORY.replace("self.M + k.T @ v\n", "(self.M + k.T @ v).detach()\n").replace(
+        "self.z + k.sum(0)\n", "(self.z + k.sum(0)).detach()\n")
+    assert fixed == by_hand
+    assert run_program(fixed).clean
+
+
+def test_a_count_kept_beside_the_carried_memory_is_not_detached():
+    # `self.n = self.n + k.shape[0]` reads the same argument but holds an int: `.detach()` there would raise
+    text = COMPRESSIVE_MEMORY.replace("        self.z = torch.zeros(4)\n", "        self.z = torch.zeros(4)\n        self.n = 0\n"
+                                      ).replace("        self.z = self.z + k.sum(0)\n",
+                                                "        self.z = self.z + k.sum(0)\n        self.n = self.n + k.shape[0]\n")
+    finding = only(text, "GG403")
+    assert [e.new_text for e in finding.fix.edits] == ["(self.M + k.T @ v).detach()", "(self.z + k.sum(0)).detach()"]
+    assert run_program(fixed_with(text, finding)).clean
 
 
 def trains(program: str) -> None:

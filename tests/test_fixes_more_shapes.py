@@ -739,6 +739,65 @@ def test_a_value_the_loop_computes_again_from_the_same_inputs_is_read_detached_n
     assert len(moved["losses"]) == 3
 
 
+def test_a_snapshot_the_loop_compares_with_on_minibatches_is_read_detached():
+    """PPO over minibatches of one rollout (chainerrl's shape): the loop runs the policy on rows of the same states
+    (`states[idx]`); copying the forward (and the sampling before it) into the loop trained on a new rollout every
+    minibatch. The value before the loop is a snapshot, read detached, as the hand fix's `.detach()` at the source."""
+    text = PPO_SNAPSHOT.replace("for epoch in range(3):\n", "for epoch in range(3):\n    idx = torch.randperm(8)[:4]\n"
+                                ).replace("new = policy(states)", "new = policy(states[idx])").replace(
+        "(new - old).exp() * advantage", "(new - old[idx]).exp() * advantage[idx]")
+    raises(text)
+    finding = only(text, "GG404")
+    assert finding.fix.message.startswith("Read `old.detach()` in the loop (unsafe: "), finding.fix.message
+    fixed = apply(text, finding.fix)
+    assert fixed == text.replace("(new - old[idx])", "(new - old.detach()[idx])")
+    hand = run(text.replace("old = policy(states).log_softmax(-1)", "old = policy(states).log_softmax(-1).detach()"))
+    ours = run(fixed)
+    assert ours["losses"] == pytest.approx(hand["losses"], rel=1e-5)
+    assert torch.allclose(ours["policy"].weight, hand["policy"].weight)
+
+
+PPO_EACH_UPDATE = """\
+import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+actor = nn.Linear(4, 3)
+critic = nn.Linear(4, 1)
+opt = torch.optim.SGD([*actor.parameters(), *critic.parameters()], lr=0.1)
+losses = []
+for update in range(2):
+    states, actions, returns = torch.randn(8, 4), torch.randint(0, 3, (8,)), torch.randn(8)
+    values = critic(states).squeeze(-1)
+    advantages = returns - values
+    for epoch in range(2):
+        logp = actor(states).log_softmax(-1).gather(1, actions[:, None]).squeeze(1)
+        value_loss = (critic(states).squeeze(-1) - returns).pow(2).mean()
+        loss = -(logp * advantages).mean() + value_loss
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+"""
+
+
+def test_a_snapshot_made_again_in_every_update_is_read_detached():
+    """MAPPO's shape: the critic's values (and the advantages from them) are computed before the mini-epochs of
+    every update, and the mini-epochs run the critic again on the same states for its own loss. The Facts keep the
+    last update's values, whose saves are the same ops' saves of another pass: they count as the snapshot's, and
+    the advantages are read detached instead of moving the critic's forward into the mini-epochs (which trained the
+    critic through the policy loss, against the hand fix's `.detach()`)."""
+    raises(PPO_EACH_UPDATE)
+    finding = only(PPO_EACH_UPDATE, "GG404")
+    assert finding.fix.message.startswith("Read `advantages.detach()` in the loop (unsafe: "), finding.fix.message
+    fixed = apply(PPO_EACH_UPDATE, finding.fix)
+    assert fixed == PPO_EACH_UPDATE.replace("(logp * advantages)", "(logp * advantages.detach())")
+    hand = run(PPO_EACH_UPDATE.replace("advantages = returns - values", "advantages = (returns - values).detach()"))
+    ours = run(fixed)
+    assert ours["losses"] == pytest.approx(hand["losses"], rel=1e-5)
+    assert torch.allclose(ours["critic"].weight, hand["critic"].weight)
+
+
 def test_a_forward_the_loop_runs_on_other_inputs_is_still_recomputed_in_the_loop():
     """Near miss: the loop runs the same policy on other states, so the value before the loop is not a snapshot
     of it; the forward moves into the loop as before."""

@@ -338,3 +338,40 @@ def test_a_reference_scored_under_no_grad_is_clean(tmp_path):
                               "rlhf/losses.py": KL_LOSS, "train.py": KL_MAIN})
     assert run_python("train.py", folder).returncode == 0
     assert gg(".", cwd=folder) == (0, [])
+
+TRAIN_WITH_STEP = """import torch
+import torch.nn as nn
+
+from optim_utils import sgd_step
+
+torch.manual_seed(0)
+model = nn.Linear(3, 1)
+x = torch.randn(4, 3)
+for _ in range(2):
+    loss = model(x).pow(2).sum()
+    loss.backward()
+    sgd_step(model, 0.1)
+print(float(model.weight.sum()))
+"""
+STEP_WITHOUT_TORCH = """import torch.nn as nn
+
+
+def sgd_step(model: nn.Module, lr):
+    for p in model.parameters():
+        p -= lr * p.grad
+        p.grad = None
+"""
+
+
+def test_a_fix_naming_torch_in_a_file_that_does_not_import_it_adds_the_import(tmp_path):
+    # optim_utils.py binds `nn` only (`import torch.nn as nn` binds no `torch`); train.py's `import torch` is no
+    # use there, so the no_grad() fix brings its own import
+    folder = write(tmp_path, {"train.py": TRAIN_WITH_STEP, "optim_utils.py": STEP_WITHOUT_TORCH})
+    assert "leaf Variable that requires grad" in run_python("train.py", folder).stderr
+    proc = subprocess.run([sys.executable, "-m", "gradguard", "check", "--no-cache", "--fix", "train.py"],
+                          cwd=folder, capture_output=True, text=True, timeout=300)
+    assert "optim_utils.py: fixed 1 finding(s)" in proc.stderr, proc.stdout + proc.stderr
+    assert (folder / "optim_utils.py").read_text(encoding="utf-8") == STEP_WITHOUT_TORCH.replace(
+        "import torch.nn as nn\n", "import torch\nimport torch.nn as nn\n").replace(
+        "        p -= lr * p.grad\n", "        with torch.no_grad():\n            p -= lr * p.grad\n")
+    assert run_python("train.py", folder).returncode == 0

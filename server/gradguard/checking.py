@@ -175,6 +175,69 @@ def _count(result: FileResult, applied: list[Finding]) -> None:
     result.applied_codes.update(f.code for f in applied)
 
 
+def fixes_within_cells(findings: list[Finding], text: str, cmap: CellMap) -> list[Finding]:
+    """A notebook's fixes with every edit inside one code cell. An edit that spans cells (a forward moved from
+    cell 4 to after the step in cell 6 rewrites the text between) becomes the line hunks it changes, each in its
+    cell; a fix with an edit that still spans cells is not offered: no cell can take it."""
+    import bisect
+    import difflib
+
+    from .findings import edits_overlap
+
+    starts = [0] + [m.end() for m in re.finditer("\n", text)]
+
+    def position(offset: int) -> tuple[int, int]:
+        line = bisect.bisect_right(starts, offset) - 1
+        return line, offset - starts[line]
+
+    def one_cell(span: Span) -> bool:
+        return cmap.index(span.start_line) == cmap.index(span.end_line)
+
+    def hunks(edit: Edit) -> list[Edit] | None:
+        span = edit.span
+        if span.start_line >= len(starts) or span.end_line >= len(starts):
+            return None
+        a, b = starts[span.start_line] + span.start_col, starts[span.end_line] + span.end_col
+        old, new = text[a:b].splitlines(keepends=True), edit.new_text.splitlines(keepends=True)
+        out, at = [], [a]
+        for piece in old:
+            at.append(at[-1] + len(piece))
+        for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
+            if tag == "equal":
+                continue
+            lo, hi, put = at[i1], at[i2], "".join(new[j1:j2])
+            gone = text[lo:hi]
+            same = len(os.path.commonprefix([gone, put]))
+            lo, gone, put = lo + same, gone[same:], put[same:]
+            same = len(os.path.commonprefix([gone[::-1], put[::-1]]))
+            hi, put = hi - same, put[:len(put) - same]
+            piece = Edit(Span(*position(lo), *position(hi)), put)
+            if not one_cell(piece.span) and text[lo:hi].endswith("\n") and (put.endswith("\n") or not put) \
+                    and lo > 0 and text[lo - 1] == "\n":
+                # a whole last line of a cell: take the newline before it instead of the one after it
+                piece = Edit(Span(*position(lo - 1), *position(hi - 1)), "\n" + put[:-1] if put else "")
+            if not one_cell(piece.span):
+                return None
+            out.append(piece)
+        return out
+
+    placed = []
+    for f in findings:
+        if f.fix is None or all(one_cell(e.span) for e in f.fix.edits):
+            placed.append(f)
+            continue
+        edits: list | None = []
+        for e in f.fix.edits:
+            split = [e] if one_cell(e.span) else hunks(e)
+            if split is None:
+                edits = None
+                break
+            edits.extend(split)
+        fix = replace(f.fix, edits=tuple(edits)) if edits and not edits_overlap(edits) else None
+        placed.append(replace(f, fix=fix))
+    return placed
+
+
 def _check_notebook(result: FileResult, data: bytes, config: Config, lang: str, fix_mode: str,
                     add_noqa: bool) -> FileResult:
     try:
@@ -190,6 +253,7 @@ def _check_notebook(result: FileResult, data: bytes, config: Config, lang: str, 
     result.lines = text.count("\n")
     deps: set = set()
     report = _run_engine(text, result.path, config, lang, deps)
+    report.findings = fixes_within_cells(report.findings, text, cmap)
     _take(result, report)
     if fix_mode != "none" or add_noqa:
         for _ in range(5):
@@ -202,6 +266,7 @@ def _check_notebook(result: FileResult, data: bytes, config: Config, lang: str, 
             _count(result, applied)
             text, cmap = nb.program()
             report = _run_engine(text, result.path, config, lang, deps)
+            report.findings = fixes_within_cells(report.findings, text, cmap)
         if add_noqa and report.findings:
             added = nb.apply(_noqa_findings(text, report.findings), cmap)
             result.noqa_added = len(added)

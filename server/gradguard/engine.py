@@ -138,7 +138,7 @@ class Engine:
         facts.locator = locator
         report.facts = facts
         report.parse_notes.extend(_budget_notes(facts, locator, program.entry_lines if program is not None else None))
-        ctx = RuleContext(source=source, facts=facts, locator=locator, lang=lang)
+        ctx = RuleContext(source=source, facts=facts, locator=locator, lang=lang, program=program)
         findings: list[Finding] = []
         for rule in all_rules():
             if not config.is_enabled(rule.code, path):

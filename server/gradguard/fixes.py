@@ -167,6 +167,9 @@ def out_of_place(ctx, write, hint, out_of_place_methods: set[str]) -> tuple[Edit
     if not augmented and call is None:
         return None  # cheap shape test first: a long statement holding many writes costs nothing here
     receiver = call.func.value if call is not None else None
+    if call is not None and isinstance(receiver, cst.Call):
+        # `x_b.mul_(s).add_(t)`: a chain of in-place methods on one name (never the function form on `t`)
+        return _chain_out_of_place(ctx, small, call, hint, out_of_place_methods)
     if call is not None and not _is_tensor_name(ctx, write, receiver):
         # `F.relu_(h)` / `h = torch.relu_(h)`: the function form, on its first argument
         first = call.args[0].value if call.args and call.args[0].keyword is None and not call.args[0].star else None
@@ -230,6 +233,51 @@ def out_of_place(ctx, write, hint, out_of_place_methods: set[str]) -> tuple[Edit
     if not _same(_parse_statement(new), expected, original):
         return None
     return Edit(span, new), new
+
+
+def _chain_out_of_place(ctx, small, call, hint, methods: set[str]) -> tuple[Edit, str] | None:
+    """`x.mul_(s).add_(t)`, a statement of its own -> `x = x.mul(s).add(t)`: every call of the chain is an in-place
+    method with an out-of-place twin, on one tensor name (each writes what the one before returned: that name)."""
+    if not isinstance(small, cst.Expr) or small.value is not call:
+        return None
+    attrs, node = [], call
+    while isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+        attr = node.func.attr.value
+        if not attr.endswith("_") or attr[:-1] not in methods:
+            return None
+        attrs.append(node.func.attr)
+        node = node.func.value
+    if not isinstance(node, cst.Name) or ctx.facts.expr_values.get(id(node)) is None and \
+            ctx.facts.name_values.get(id(node)) is None:
+        return None
+    found = text_of(ctx, small, hint)
+    call_text = text_of(ctx, call, hint)
+    if found is None or call_text is None or has_comment_or_continuation(small, found[1]):
+        return None
+    cuts = []
+    for attr in attrs:
+        attr_text = text_of(ctx, attr, hint)
+        cut = _relative(call_text[0], attr_text[0], call_text[1]) if attr_text is not None else None
+        if cut is None:
+            return None
+        cuts.append(cut)
+    new_call = call_text[1]
+    for start, end in sorted(cuts, reverse=True):
+        new_call = new_call[:start] + new_call[start:end][:-1] + new_call[end:]
+    name = node.value
+    new = f"{name} = {new_call}"
+    original = _parse_statement(found[1])
+    if not isinstance(original, ast.Expr):
+        return None
+    value = copy.deepcopy(original.value)
+    part = value
+    while isinstance(part, ast.Call) and isinstance(part.func, ast.Attribute):
+        part.func.attr = part.func.attr[:-1]
+        part = part.func.value
+    expected = ast.Assign(targets=[ast.Name(name, ast.Store())], value=value)
+    if not _same(_parse_statement(new), expected, original):
+        return None
+    return Edit(found[0], new), new
 
 
 def _pure_index(target: cst.Subscript) -> bool:
@@ -394,7 +442,7 @@ def out_arg_copy_no_grad(ctx, stmt, call, hint) -> tuple[Edit, str] | None:
     parameter filled through `out=` (a statement of its own). Rebinding a parameter attribute to a plain tensor
     would raise TypeError, and `out=` under no_grad is not enough: `arange(out=p)` there clears `p.requires_grad`
     (checked on torch 2.13); `copy_` keeps the parameter, its identity and its requires_grad."""
-    torch = ctx.torch_name()
+    torch = ctx.torch_name(stmt, hint)
     if torch is None or not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1
                              and isinstance(stmt.body[0], cst.Expr) and stmt.body[0].value is call):
         return None
@@ -476,7 +524,7 @@ def _memo(ctx, name: str) -> dict:
 
 
 def _wrap_no_grad(ctx, stmt, hint, manager: str = "no_grad") -> Edit | None:
-    torch = ctx.torch_name()
+    torch = ctx.torch_name(stmt, hint)
     if torch is None or not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
         return None
     span = ctx.span(stmt, hint)
@@ -609,6 +657,65 @@ def detach_carry(ctx, problem) -> tuple[Edit, str] | None:
     if scope is not loop or not any(s is stmt for s in body.body) or continue_after:
         return None
     return _insert_after(ctx, body.body[-1], problem.top, indent, carried)
+
+
+def detach_sibling_state(ctx, problem) -> list[tuple[Edit, str]]:
+    """Object state a method re-binds from itself beside the carry, holding a graph the same backward freed
+    (`self.z = self.z + k.sum(0)` beside `self.M = self.M + k.T @ v`, Infini-attention's memory): the next iteration
+    reaches it too, so a fix detaching only the carry the analysis named still raises. Each one built from an
+    argument the carry is built from is detached where it is re-bound, `(value).detach()`, when the method reads
+    it no more after that line. [] otherwise."""
+    carry = problem.detail.get("carry")
+    freed_by = problem.detail.get("freed_by")
+    if carry is None or carry.loop is None or freed_by is None or _contains(carry.loop, carry.stmt):
+        return []
+    top = getattr(carry, "top", None) or problem.top
+    method = _function_holding(top, carry.stmt)
+    if method is None or not isinstance(method.body, cst.IndentedBlock):
+        return []
+    # the arguments of this call (this iteration's tensors) the carried value is computed from: a sibling built
+    # from one of them holds the same iteration's graph (the Facts keep one value per expression, the last run's,
+    # which for a method run on its own in an editor knows no graph: this is read from the code)
+    params = {p.name.value for p in method.params.params} - {"self"}
+    carried_small = carry.stmt.body[0] if isinstance(carry.stmt, cst.SimpleStatementLine) else None
+    if not isinstance(carried_small, cst.Assign):
+        return []
+    shared = params & _names_read(carried_small.value)
+    found = []
+    for stmt in method.body.body:
+        small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 else None
+        if stmt is carry.stmt or not isinstance(small, cst.Assign) or len(small.targets) != 1 \
+                or not isinstance(small.targets[0].target, cst.Attribute):
+            continue
+        name = _dotted(small.targets[0].target)
+        if not name or name == carry.name or not any(
+                isinstance(n, cst.Attribute) and _dotted(n) == name for n in _walk_expression(small.value)):
+            continue  # not re-bound from itself: not carried from one call to the next
+        if not shared & _names_read(small.value):
+            continue  # built from none of this call's arguments the carry is built from
+        if ctx.facts.expr_values.get(id(small.value)) is None:
+            continue  # not known to be a tensor (a count, a float): nothing to detach
+        order = _name_order(ctx, method, stmt)
+        if order is None or name in order[1] or name in order[2]:
+            continue  # read or re-bound again in this call: detaching here would change what it computes
+        detached = with_method(ctx, small.value, top, "detach")
+        if detached is not None:
+            found.append(detached)
+    return found
+
+
+def _names_read(node) -> set[str]:
+    """The names an expression reads (not the attribute names after a dot)."""
+    attrs = {id(n.attr) for n in _walk_expression(node) if isinstance(n, cst.Attribute)}
+    return {n.value for n in _walk_expression(node) if isinstance(n, cst.Name) and id(n) not in attrs}
+
+
+def _walk_expression(node):
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        yield n
+        stack.extend(n.children)
 
 
 def _kind(value) -> str | None:
@@ -1011,7 +1118,7 @@ def move_after(ctx, stmt, hint, after, after_hint, name: str) -> tuple[tuple[Edi
 def wrap_no_grad_run(ctx, members) -> Edit | None:
     """Adjacent statements (`w -= lr * w.grad` then `b -= lr * b.grad`), each `(stmt, hint)`, inside one
     `with <torch>.no_grad():`; None unless they are whole lines following one another at one indentation."""
-    torch = ctx.torch_name()
+    torch = ctx.torch_name(*members[0]) if members else None
     spans = [ctx.span(stmt, hint) for stmt, hint in members]
     if torch is None or len(members) < 2 or any(s is None for s in spans) or any(
             not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1 for stmt, _ in members):

@@ -28,7 +28,7 @@ import ast
 import libcst as cst
 
 from .findings import Edit
-from .fixes import is_primary, text_of
+from .fixes import _name_order, is_primary, text_of
 from .source import Span
 
 
@@ -1193,8 +1193,11 @@ def detach_snapshot_in_loop(ctx, problem) -> tuple[tuple[Edit, ...], list[str]] 
             root = node
             while isinstance(root, cst.Attribute):
                 root = root.value
-            if value is not None and any(h is save for h in value.history) and isinstance(root, cst.Name) \
-                    and root.value not in assigned and not _is_callee_or_target(node, parents):
+            # the same save, or one the same op made in another call of this function (the Facts keep the last
+            # call's values: `train(batch)` run twice)
+            if value is not None and any(h is save or h.node is save.node for h in value.history) \
+                    and isinstance(root, cst.Name) and root.value not in assigned \
+                    and not _is_callee_or_target(node, parents):
                 reads.append(node)
                 continue
         if isinstance(node, cst.Lambda):
@@ -1214,12 +1217,17 @@ def detach_snapshot_in_loop(ctx, problem) -> tuple[tuple[Edit, ...], list[str]] 
 
 
 def _same_forward(ctx, call, other) -> bool:
-    """Two calls of the same callee text whose tensor arguments are the same tensors, in the same places."""
+    """Two calls of the same callee text whose tensor arguments are the same tensors, in the same places; an
+    argument of `call` may be rows of the other's (`actor(obs[idx])` in the loop, `actor(obs)` before it: PPO's
+    minibatches of the same rollout)."""
     if call is other or ctx.code(call.func) != ctx.code(other.func) or len(call.args) != len(other.args):
         return False
     tensors = 0
     for a, b in zip(call.args, other.args):
         va, vb = _value(ctx, a.value), _value(ctx, b.value)
+        if va is not None and vb is not None and va is not vb and isinstance(a.value, cst.Subscript) \
+                and _value(ctx, a.value.value) is vb:
+            va = vb  # rows of the same inputs
         if (va is None) != (vb is None) or (va is not None and va is not vb):
             return False
         tensors += va is not None
@@ -1474,6 +1482,86 @@ def detach_carried_name(ctx, problem) -> tuple[Edit, str] | None:
         if read_first:
             return with_method(ctx, small.value, top, "detach")
     return None
+
+
+# ---------------------------------------------------------------- GG401: state carried into a loop across a step
+def detach_carried_into_loop(ctx, problem) -> tuple[Edit, str] | None:
+    """A recurrent state computed before a loop (a recurrent memory transformer's first segment: `logits, memory =
+    model(inp, memory)`, its backward and `opt.step()`), which the loop reads before re-binding it: the loop's
+    backward goes through the graph the step made stale. After the step, `memory = memory.detach()`: the values stay,
+    the old graph is cut where it enters the loop, as the loop itself does for its next iteration (GG402). Only names
+    bound before the step in the same body, whose graph holds the save the step wrote, that nothing re-binds between
+    the step and the loop; the loop must hold the backward."""
+    write, use, save = problem.write, problem.use, problem.save
+    top = write.top or problem.top
+    stmt = write.stmt
+    if use is None or save is None or not isinstance(stmt, cst.SimpleStatementLine):
+        return None
+    tree = _tree_of(ctx, [stmt, use], top)
+    if tree is None:
+        return None
+    parents = _parents(tree)
+    block = parents.get(id(stmt))
+    if block is None or not hasattr(block, "body") or not isinstance(block.body, (list, tuple)):
+        return None
+    body = list(block.body)
+    i_step = next((k for k, st in enumerate(body) if st is stmt), None)
+    loop = _statement_of(use, parents)
+    while loop is not None and parents.get(id(loop)) is not block:
+        loop = parents.get(id(loop))
+    if i_step is None or loop is None or not isinstance(loop, (cst.For, cst.While)):
+        return None
+    i_loop = next((k for k, st in enumerate(body) if st is loop), None)
+    use_stmt = _statement_of(use, parents)
+    if i_loop is None or i_loop <= i_step or use_stmt is None:
+        return None
+    order = _name_order(ctx, loop, use_stmt)
+    if order is None:
+        return None
+    read_first = order[0]  # names the iteration reads up to the backward, with those reads
+    between = set()
+    for st in body[i_step + 1:i_loop]:
+        between |= _binds_of(st)
+    names = []
+    for k in range(i_step - 1, -1, -1):
+        small = body[k].body[0] if isinstance(body[k], cst.SimpleStatementLine) and len(body[k].body) == 1 else None
+        if not isinstance(small, cst.Assign):
+            continue
+        for target in small.targets:
+            for node in _names_in(target.target):
+                name = node.value
+                if name in names or name in between or name not in read_first:
+                    continue
+                value = _value(ctx, node)
+                if value is None or not any(x is save for x in value.history):
+                    continue
+                if not _reads_before_binding(loop, name):
+                    continue
+                names.append(name)
+    if not names or len(names) > 4:
+        return None
+    span = ctx.span(stmt, top)
+    if span is None:
+        return None
+    indent = ctx.indent_of(span.start_line)
+    rest = ctx.source.line_text(span.end_line)[span.end_col:].strip()
+    if indent.strip() or (rest and not rest.startswith("#")):
+        return None  # another statement follows on the step's line
+    names.sort()
+    line = f"{', '.join(names)} = {', '.join(f'{n}.detach()' for n in names)}"
+    end = len(ctx.source.line_text(span.end_line))
+    return Edit(Span(span.end_line, end, span.end_line, end), f"\n{indent}{line}"), line
+
+
+def _reads_before_binding(loop, name: str) -> bool:
+    """The loop body's first statement mentioning `name` reads it (`logits, memory = model(inp, memory)`)."""
+    for st in loop.body.body if isinstance(loop.body, cst.IndentedBlock) else ():
+        reads, binds = _stmt_reads(st), _binds_of(st)
+        if name in reads:
+            return True
+        if name in binds:
+            return False
+    return False
 
 
 # ---------------------------------------------------------------- GG401: a loop stepping what an earlier forward built

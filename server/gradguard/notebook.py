@@ -287,20 +287,31 @@ class Notebook:
         return "".join(chunks), cmap
 
     def apply(self, findings, cmap: CellMap) -> list:
-        """Apply each finding's fix inside its cell (a fix spanning cells is skipped); the findings applied."""
-        per_cell: dict[int, list] = {}
-        for f in findings:
-            cells = {cmap.index(e.span.start_line) for e in f.fix.edits} | {cmap.index(e.span.end_line) for e in f.fix.edits}
-            if len(cells) != 1:
-                continue
-            per_cell.setdefault(cells.pop(), []).append(f)
+        """Apply each finding's fix, each edit inside its cell; a fix with edits in several cells (a statement moved
+        from one cell to another) is applied whole or not at all, and an edit spanning cells never. The findings
+        applied."""
+        taken: dict[int, list] = {}  # cell index -> the (finding, local edits) chosen there
         applied = []
-        for i, group in per_cell.items():
-            start = cmap.starts[i]
-            local = [(f, [(e.span.start_line - start, e.span.start_col, e.span.end_line - start, e.span.end_col,
-                           e.new_text) for e in f.fix.edits]) for f in group]
-            self.sources[i], chosen = apply_edits(self.sources[i], local)
-            applied.extend(chosen)
+        for f in findings:
+            pieces: dict[int, list] | None = {}
+            for e in f.fix.edits:
+                i = cmap.index(e.span.start_line)
+                if cmap.index(e.span.end_line) != i:
+                    pieces = None
+                    break
+                start = cmap.starts[i]
+                pieces.setdefault(i, []).append((e.span.start_line - start, e.span.start_col, e.span.end_line - start,
+                                                 e.span.end_col, e.new_text))
+            if not pieces:
+                continue
+            # it fits if each of its cells takes it beside the fixes chosen there (apply_edits keeps earlier ones)
+            if all(apply_edits(self.sources[i], [*taken.get(i, []), (f, edits)])[1][-1:] == [f]
+                   for i, edits in pieces.items()):
+                for i, edits in pieces.items():
+                    taken.setdefault(i, []).append((f, edits))
+                applied.append(f)
+        for i, items in taken.items():
+            self.sources[i], _ = apply_edits(self.sources[i], items)
         return applied
 
     def dumps(self) -> str:

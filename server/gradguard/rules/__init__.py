@@ -8,8 +8,10 @@ parsed for findings and executed under torch.
 """
 from __future__ import annotations
 
+import ast
 import importlib
 import pkgutil
+import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -132,11 +134,14 @@ def get_rule(code: str) -> Rule | None:
 class RuleContext:
     """What a rule may read: the Facts, the source and a way to locate nodes."""
 
-    def __init__(self, source: Source, facts, locator, lang: str):
+    def __init__(self, source: Source, facts, locator, lang: str, program=None):
         self.source = source
         self.facts = facts
         self.locator = locator
         self.lang = lang if lang in HEADINGS else "en"
+        self.program = program  # a project run's LinkedProgram: which file each line of `source` comes from
+        self._imports_by_file: dict | None = None
+        self._torch_added: set = set()  # files a fix names `torch` in although they do not bind it
 
     def t(self, en: str, zh: str) -> str:
         return zh if self.lang == "zh" else en
@@ -155,13 +160,56 @@ class RuleContext:
     def code(self, node) -> str:
         return self.locator.code(node)
 
-    def torch_name(self) -> str | None:
-        """The local name bound to the `torch` module, if any (fixes that add torch calls need it)."""
-        imports = getattr(self.facts, "imports", {})
-        for local, full in imports.items():
-            if full == "torch":
-                return local
-        return None
+    def torch_name(self, node=None, hint=None) -> str | None:
+        """The local name bound to the `torch` module, if any (fixes that add torch calls need it). In a project
+        run, the name the file holding `node` binds: the joined program may bind `torch` only in another file (a
+        `model.py` with `import torch.nn as nn` alone). A file that binds none gets `torch`, and `finding` adds
+        `import torch` to it with the fix; None when no place for that import is known."""
+        if self.program is None or node is None:
+            imports = getattr(self.facts, "imports", {})
+            for local, full in imports.items():
+                if full == "torch":
+                    return local
+            return None
+        span = self.span(node, hint)
+        if span is None:
+            return None
+        path = self.program.locate(span.start_line)[0]
+        imports = self._file_imports().get(path)
+        if imports is not None and imports.torch_names:
+            return imports.torch_names[0]
+        if imports is None or imports.insert_at is None:
+            return None
+        self._torch_added.add(path)
+        return "torch"
+
+    def _file_imports(self) -> dict:
+        """path -> the `_FileImports` of each file of a project run, from the top-level import lines of the entry
+        and of the linked chunks (parsed with `ast`, once per check)."""
+        if self._imports_by_file is None:
+            self._imports_by_file = file_imports(self.source, self.program)
+        return self._imports_by_file
+
+    def _with_torch_import(self, fix: Fix) -> Fix | None:
+        """The fix with `import torch` added to each file where its new text names `torch` that the file does not
+        bind (see `torch_name`)."""
+        added = []
+        for edit in fix.edits:
+            path = self.program.locate(edit.span.start_line)[0]
+            if path in self._torch_added and _NAMES_TORCH.search(edit.new_text) and path not in added:
+                added.append(path)
+        if not added:
+            return fix
+        imports = self._file_imports()
+        edits = list(fix.edits)
+        for path in added:
+            line, after = imports[path].insert_at
+            if after:  # after `from __future__ import ...`, which must stay first
+                end = len(self.source.line_text(line))
+                edits.append(Edit(Span(line, end, line, end), "\nimport torch"))
+            else:
+                edits.append(Edit(Span(line, 0, line, 0), "import torch\n"))
+        return Fix(fix.applicability, fix.message, tuple(edits))
 
     def indent_of(self, line: int) -> str:
         text = self.source.line_text(line)
@@ -178,6 +226,8 @@ class RuleContext:
         if condition:  # behind a bool parameter's default: reachable with one argument, and said so
             message += self.t(f" This runs when {condition} (not the default).",
                               f" 这段代码在 {condition.replace(' is true', ' 为 True').replace(' is false', ' 为 False')} 时运行（非默认值）。")
+        if fix is not None and self.program is not None and self._torch_added:
+            fix = self._with_torch_import(fix)
         if self.lang == "zh":  # Chinese labels and one spacing rule around code spans, whoever wrote the text
             message, explanation = zh_text(message), zh_text(explanation)
             related = tuple(Related(r.span, zh_text(r.message)) for r in related)
@@ -206,6 +256,62 @@ class RuleContext:
         from ..fixes import wrap_enable_grad
 
         return wrap_enable_grad(self, stmt, hint)
+
+
+_NAMES_TORCH = re.compile(r"(?<![\w.])torch\.")
+
+
+@dataclass
+class _FileImports:
+    torch_names: list  # local names the file binds to the `torch` module, in order
+    insert_at: tuple | None  # (joined line, after it?) where `import torch` may go; None when unknown
+
+
+def file_imports(source: Source, program) -> dict:
+    """path -> `_FileImports` of each file of a linked program: the entry's top-level import statements (the lines
+    before `program.entry_lines`) and the linked import chunks. `import torch.nn` binds `torch`;
+    `import torch.nn as nn` and `from torch import nn` do not."""
+    pieces = []  # (path, joined first line, text) of top-level code that may hold imports
+    for block in source.blocks:
+        if block.start_line < program.entry_lines and not block.text.lstrip().startswith(("def ", "class ", "@", "async ")):
+            pieces.append((program.entry_path, block.start_line, block.text))
+    line = program.entry_lines
+    for chunk in program.chunks:
+        if chunk.text.lstrip().startswith(("import ", "from ")):
+            pieces.append((chunk.path, line, chunk.text))
+        line += chunk.lines
+    found: dict = {}
+    firsts: dict = {}  # path -> (file line, joined line) of the first line of the file's first linked chunk
+    line = program.entry_lines
+    for chunk in program.chunks:
+        if chunk.path not in firsts or chunk.start_line < firsts[chunk.path][0]:
+            firsts[chunk.path] = (chunk.start_line, line)
+        line += chunk.lines
+    for path, start, text in pieces:
+        try:
+            tree = ast.parse(text)
+        except (SyntaxError, ValueError, RecursionError):
+            continue
+        imports = found.setdefault(path, _FileImports([], None))
+        for stmt in tree.body:
+            if isinstance(stmt, ast.Import):
+                for alias in stmt.names:
+                    if alias.name == "torch" or (alias.asname is None and alias.name.startswith("torch.")):
+                        imports.torch_names.append(alias.asname or "torch")
+            if not isinstance(stmt, (ast.Import, ast.ImportFrom)):
+                continue
+            first, last = start + stmt.lineno - 1, start + (stmt.end_lineno or stmt.lineno) - 1
+            future = isinstance(stmt, ast.ImportFrom) and stmt.module == "__future__"
+            place = (last, True) if future else (first, False)
+            current = imports.insert_at
+            if current is None or (current[1] and (not future or place[0] > current[0])) or (
+                    not current[1] and not future and place[0] < current[0]):
+                imports.insert_at = place
+    for path, (_, joined) in firsts.items():
+        imports = found.setdefault(path, _FileImports([], None))
+        if imports.insert_at is None:
+            imports.insert_at = (joined, False)  # before the file's first linked definition (it starts a line)
+    return found
 
 
 def make_fix(applicability: str, message: str, *edits) -> Fix | None:

@@ -8,6 +8,7 @@ import libcst as cst
 from .. import fixes
 from ..file_index import file_index
 from ..findings import Edit
+from ..fixes_order import _parents
 from ..source import Span
 from ..rewrite_safety import argument_handed_on, inplace_receiver, unobservable_rebinding, zh_reason
 from . import RuleContext
@@ -57,6 +58,84 @@ OUT_OF_PLACE = set(
     "addcdiv addmm addmv baddbmm fmod remainder reciprocal square logit nan_to_num hypot atan2 t transpose squeeze "
     "unsqueeze tril triu renorm".split()
 )
+
+
+def _chained_on(outer, inner) -> bool:
+    """`outer` is a method call on the result of `inner` (`w.mul_(d).add_(x)`: add_ on what mul_ returned)."""
+    node = outer
+    while type(node) is cst.Call and type(node.func) is cst.Attribute:
+        node = node.func.value
+        if node is inner:
+            return True
+    return False
+
+
+def first_of_chains(problems) -> tuple[list, dict]:
+    """The problems left when a chained write (`ema_p.mul_(decay).add_(...)`) counts once: torch raises at the first
+    write of the chain, so the later ones are never reached; and, per kept problem, the ops chained after it."""
+    kept, later = [], {}
+    for problem in problems:
+        first = next((other for other in problems if other is not problem and other.write.stmt is problem.write.stmt
+                      and _chained_on(problem.write.node, other.write.node)), None)
+        if first is None:
+            kept.append(problem)
+    for problem in kept:
+        later[id(problem)] = [other.write.op for other in problems if other is not problem
+                              and other.write.stmt is problem.write.stmt
+                              and _chained_on(other.write.node, problem.write.node)]
+    return kept, later
+
+
+def made_each_call(ctx, tensor, write, hint) -> bool:
+    """The leaf is made in the def that writes it, in the same pass of that def's loops (`result =
+    self.base_layer(x)` then `result += ...` in a `forward` whose output a hook made require grad): re-binding its
+    name there changes nothing another call or iteration sees, however often a training loop backpropagates."""
+    origin, top = tensor.origin, write.top or hint
+    if origin is None or top is None:
+        return False
+    parents = _parents(top)
+
+    def frame(node):  # (the innermost def holding node, the loops inside that def holding it), or None
+        loops = []
+        node = parents.get(id(node))
+        while node is not None:
+            if isinstance(node, cst.FunctionDef):
+                return node, loops
+            if isinstance(node, (cst.For, cst.While)):
+                loops.append(node)
+            node = parents.get(id(node))
+        return None
+
+    if id(origin) not in parents or id(write.stmt) not in parents:
+        return False
+    made, written = frame(origin), frame(write.stmt)
+    return made is not None and written is not None and made[0] is written[0] and \
+        [id(n) for n in made[1]] == [id(n) for n in written[1]]
+
+
+def copy_before_write(ctx, write, hint) -> tuple[Edit, str] | None:
+    """`x[mask] = v` on a leaf `x` or `x[0] = v` on a view of it (a layer output a hook made require grad): `x =
+    x.clone()` on a line of its own before the write, which then changes the copy and is recorded; the gradient
+    reaches the leaf through it."""
+    stmt = write.stmt
+    small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 else None
+    target = small.targets[0].target if isinstance(small, cst.Assign) and len(small.targets) == 1 else (
+        small.target if isinstance(small, cst.AugAssign) else None)
+    if not isinstance(target, cst.Subscript):
+        return None
+    root = target.value
+    while isinstance(root, cst.Subscript):
+        root = root.value
+    if not isinstance(root, cst.Name) or root.value != write.target_name:
+        return None
+    span = ctx.span(stmt, hint)
+    if span is None:
+        return None
+    indent = ctx.source.line_text(span.start_line)[:span.start_col]
+    if indent.strip():
+        return None
+    line = f"{root.value} = {root.value}.clone()"
+    return Edit(Span(span.start_line, 0, span.start_line, 0), f"{indent}{line}\n"), line
 
 
 def out_of_place_rewrite(ctx: RuleContext, write, hint) -> tuple[Edit, str] | None:

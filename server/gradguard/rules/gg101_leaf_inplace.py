@@ -6,7 +6,8 @@ import libcst as cst
 from .. import fixes
 from . import Rule, make_fix
 from ..i18n import created_by
-from ._common import created_line, creation_site, inplace_false, name_of, out_of_place_rewrite
+from ._common import (copy_before_write, created_line, creation_site, first_of_chains, inplace_false, made_each_call,
+                      name_of, out_of_place_rewrite)
 
 RULE = Rule(
     code="GG101",
@@ -44,16 +45,21 @@ RULE = Rule(
         "en": "A parameter update (the write uses `.grad`, the tensor's `.grad` is read elsewhere, or the target is an "
               "`nn.Parameter` / a model parameter) is wrapped in `with torch.no_grad():` — safe: that is what the "
               "update meant and the original could only raise. Otherwise `w += 1` becomes `w = w + 1` — unsafe: `w` is "
-              "then a non-leaf, so `w.grad` stays `None` and the gradient flows to the original leaf instead. Where a "
-              "loop backpropagates through `w` again (re-binding would break it) or no out-of-place method exists "
+              "then a non-leaf, so `w.grad` stays `None` and the gradient flows to the original leaf instead. An index "
+              "write (`h[mask] = v`) gets `h = h.clone()` on the line before it — unsafe, as for `w = w + 1`: the write "
+              "changes the copy, is recorded, and the leaf gets its gradient through the copy. Where a loop "
+              "backpropagates through `w` again (re-binding would break it; not so for a leaf made afresh in the "
+              "function that writes it, such as a hooked layer's output in `forward`) or no out-of-place method exists "
               "(`fill_`, `uniform_`), the write is wrapped in `torch.no_grad()` instead — unsafe: it is not recorded. An "
               "`inplace=True` activation on the leaf gets `inplace=False` — unsafe: the leaf keeps its values; alone on "
               "its line (`F.relu(w, inplace=True)`, whose result is dropped) it is re-bound instead: "
               "`w = F.relu(w, inplace=False)` — unsafe, as for `w = w + 1`.",
         "zh": "参数更新（写入用到了 `.grad`，或目标是 `nn.Parameter` / 模型参数）会被放进 `with torch.no_grad():`——"
               "安全修复：这正是更新的本意，而原代码只会报错。其他情况把 `w += 1` 改成 `w = w + 1`——不安全修复："
-              "之后 `w` 是非叶子张量，`w.grad` 保持 `None`，梯度流向原来的叶子张量。如果循环会再次经过 `w` 做反向传播"
-              "（重新绑定会破坏循环），或者没有对应的非原地方法（`fill_`、`uniform_`），则把写入放进 `torch.no_grad()`"
+              "之后 `w` 是非叶子张量，`w.grad` 保持 `None`，梯度流向原来的叶子张量。按索引写入（`h[mask] = v`）则在它前一行"
+              "加上 `h = h.clone()`——不安全修复，与 `w = w + 1` 相同：写入作用在副本上并被记录，叶子张量经由副本得到梯度。"
+              "如果循环会再次经过 `w` 做反向传播（重新绑定会破坏循环；在写入它的函数中新建的叶子张量除外，例如 `forward` "
+              "中被钩子设为需要梯度的层输出），或者没有对应的非原地方法（`fill_`、`uniform_`），则把写入放进 `torch.no_grad()`"
               "——不安全修复：写入不被记录。作用在叶子张量上的 `inplace=True` 激活改为 `inplace=False`——不安全修复："
               "叶子张量保持原值；如果它单独一行（`F.relu(w, inplace=True)`，结果被丢弃），则改写为重新绑定："
               "`w = F.relu(w, inplace=False)`——不安全修复，与 `w = w + 1` 相同。",
@@ -94,32 +100,6 @@ def _update_runs(ctx, problems) -> dict:
     return edits
 
 
-def _chained_on(outer, inner) -> bool:
-    """`outer` is a method call on the result of `inner` (`w.mul_(d).add_(x)`: add_ on what mul_ returned)."""
-    node = outer
-    while type(node) is cst.Call and type(node.func) is cst.Attribute:
-        node = node.func.value
-        if node is inner:
-            return True
-    return False
-
-
-def _first_of_chains(problems) -> tuple[list, dict]:
-    """The problems left when a chained write (`ema_p.mul_(decay).add_(...)`) counts once: torch raises at the first
-    write of the chain, so the later ones are never reached; and, per kept problem, the ops chained after it."""
-    kept, later = [], {}
-    for problem in problems:
-        first = next((other for other in problems if other is not problem and other.write.stmt is problem.write.stmt
-                      and _chained_on(problem.write.node, other.write.node)), None)
-        if first is None:
-            kept.append(problem)
-    for problem in kept:
-        later[id(problem)] = [other.write.op for other in problems if other is not problem
-                              and other.write.stmt is problem.write.stmt
-                              and _chained_on(other.write.node, problem.write.node)]
-    return kept, later
-
-
 def _zh_around(text: str) -> str:
     """` text ` inside a Chinese sentence: a space only beside a code span (the spacing rule of zh-glossary.md)."""
     return (" " if text.startswith("`") else "") + text + (" " if text.endswith("`") else "")
@@ -127,7 +107,7 @@ def _zh_around(text: str) -> str:
 
 @RULE.checker
 def check(ctx):
-    problems, chained = _first_of_chains(list(ctx.problems("leaf-write")))
+    problems, chained = first_of_chains(list(ctx.problems("leaf-write")))
     runs = _update_runs(ctx, problems)
     for problem in problems:
         write, tensor, hint = problem.write, problem.tensor, problem.top
@@ -135,6 +115,10 @@ def check(ctx):
         line = created_line(ctx, tensor, hint)
         fix = None
         rewrite = out_of_place_rewrite(ctx, write, hint)
+        # a training loop that backpropagates through the leaf again would see a re-bound name, unless the leaf
+        # is made afresh where it is written
+        rebind_ok = not problem.detail.get("loop_backward") or made_each_call(ctx, tensor, write, hint)
+        copied = None if _is_update(ctx, problem) or rewrite else (copy_before_write(ctx, write, hint) if rebind_ok else None)
         if _is_update(ctx, problem):
             run = runs.get(id(write.stmt))
             fix = make_fix("safe", ctx.t("Do the update under `torch.no_grad()`", "在 `torch.no_grad()` 中执行更新")
@@ -142,7 +126,7 @@ def check(ctx):
                                                      "在同一个 `torch.no_grad()` 中执行相邻的更新"),
                            run or ctx.wrap_no_grad(write.stmt, hint))
         elif write.kind in ("inplace_arg", "inplace_module") and (flag := inplace_false(ctx, write, hint)) and (
-                flag[1] is None or not problem.detail.get("loop_backward")):
+                flag[1] is None or rebind_ok):
             if flag[1] is None:
                 fix = make_fix("unsafe", ctx.t("Use `inplace=False` (unsafe: the leaf is no longer modified)",
                                                "改为 `inplace=False`（不安全：叶子张量不再被修改）"), flag[0])
@@ -150,10 +134,17 @@ def check(ctx):
                 fix = make_fix("unsafe", ctx.t(f"Rewrite as `{flag[1]}` (unsafe: {name} becomes a non-leaf: its `.grad` stays `None`)",
                                                f"改写为 `{flag[1]}`（不安全：{name} 变成非叶子张量：它的 `.grad` 保持 `None`）"),
                                flag[0])
-        elif rewrite and not problem.detail.get("loop_backward"):
+        elif rewrite and rebind_ok:
             fix = make_fix("unsafe", ctx.t(f"Rewrite as `{rewrite[1]}` (unsafe: {name} becomes a non-leaf: its `.grad` stays `None`)",
                                            f"改写为 `{rewrite[1]}`（不安全：{name} 变成非叶子张量：它的 `.grad` 保持 `None`）"),
                            rewrite[0])
+        elif copied:
+            fix = make_fix("unsafe", ctx.t(f"Write into a copy: add `{copied[1]}` before line {ctx.line(write.stmt, hint)} "
+                                           f"(unsafe: {name} then names a non-leaf copy whose `.grad` stays `None`; the "
+                                           "leaf gets its gradient through the copy)",
+                                           f"写入副本：在第 {ctx.line(write.stmt, hint)} 行之前加上 `{copied[1]}`（不安全："
+                                           f"{name} 随后指向非叶子副本，其 `.grad` 保持 `None`；叶子张量经由副本得到梯度）"),
+                           copied[0])
         else:
             # Re-binding a leaf that a training loop backpropagates through again would break that loop, and
             # `act(w)` alone on its line cannot take `inplace=False` (the activation would be dropped):

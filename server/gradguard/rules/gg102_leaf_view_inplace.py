@@ -5,7 +5,7 @@ import libcst as cst
 
 from . import Rule, make_fix
 from ..source import Span
-from ._common import leaf_view_error, created_line, name_of
+from ._common import copy_before_write, created_line, leaf_view_error, made_each_call, name_of
 
 RULE = Rule(
     code="GG102",
@@ -40,11 +40,18 @@ RULE = Rule(
               "recorded, so gradients treat the written values as constants of the leaf. A helper that writes a "
               "slice of a tensor it was passed and returns it, whose every call binds the result to another name "
               "(`cache = slice_update(kernel, ...)`, a functional update), writes into a copy instead: "
-              "`inputs = inputs.clone()` before the write (unsafe: the tensor passed in is no longer modified).",
+              "`inputs = inputs.clone()` before the write (unsafe: the tensor passed in is no longer modified). An index "
+              "write into a leaf the training loop does not backpropagate through again, or that the writing function "
+              "made itself (a hooked layer's output in `forward`), goes into a copy too: `h = h.clone()` before "
+              "`h[:2] = v` (unsafe: `h` then names a non-leaf copy; the write is recorded, so what it writes keeps its "
+              "gradient, and the leaf gets its own through the copy).",
         "zh": "参数更新（语句用到 `.grad`，或叶子是参数）会被放进 `with torch.no_grad():`（安全修复）。其他写入给出同样的"
               "修改但标为不安全修复：写入不再被记录，梯度把写入的值当作叶子张量本身的数据。辅助函数写入传入张量的一个切片并"
               "返回它、且文件中每次调用都把结果绑定到另一个名字时（`cache = slice_update(kernel, ...)`，函数式更新），改为写入"
-              "副本：在写入之前加 `inputs = inputs.clone()`（不安全：传入的张量不再被修改）。",
+              "副本：在写入之前加 `inputs = inputs.clone()`（不安全：传入的张量不再被修改）。对训练循环不会再次经过的叶子张量，"
+              "或由写入它的函数自己创建的叶子张量（`forward` 中被钩子设为需要梯度的层输出）按索引写入时，同样写入副本："
+              "在 `h[:2] = v` 之前加 `h = h.clone()`（不安全：`h` 随后指向非叶子副本；写入被记录，写入的值保留梯度，"
+              "叶子张量经由副本得到自己的梯度）。",
     },
     runtime_error="a view of a leaf Variable that requires grad is being used in an in-place operation.",
 )
@@ -135,6 +142,15 @@ def check(ctx):
                 f"`{info['function']}` is no longer modified; it returns the written copy)",
                 f"写入副本：在第 {info['before']} 行之前加上 `{info['line']}`（不安全：传给 `{info['function']}` 的张量"
                 f"不再被修改；它返回写入后的副本）"), edit)
+        elif not update and (copied := copy_before_write(ctx, write, hint)) and (
+                not problem.detail.get("loop_backward") or made_each_call(ctx, tensor, write, hint)):
+            # a leaf made by the code that writes it (a hooked layer's output): the write goes into a copy and is
+            # recorded, so what it writes keeps its gradient
+            fix = make_fix("unsafe", ctx.t(
+                f"Write into a copy: add `{copied[1]}` before line {ctx.line(write.stmt, hint)} (unsafe: {name} then "
+                "names a non-leaf copy whose `.grad` stays `None`; the leaf gets its gradient through the copy)",
+                f"写入副本：在第 {ctx.line(write.stmt, hint)} 行之前加上 `{copied[1]}`（不安全：{name} 随后指向非叶子副本，"
+                f"其 `.grad` 保持 `None`；叶子张量经由副本得到梯度）"), copied[0])
         else:
             fix = make_fix("safe" if update else "unsafe",
                            ctx.t("Do the write under `torch.no_grad()`" + ("" if update else " (unsafe: it is then not recorded in the graph)"),

@@ -7,7 +7,7 @@ from . import Rule, make_fix
 from .. import fixes
 from ..findings import Edit
 from ..source import Span
-from ._common import (MULTI_VIEW_TAIL, indirect_inplace_flag, inplace_false, inplace_flag_risk, multi_view_error, name_of, out_of_place_rewrite,
+from ._common import (MULTI_VIEW_TAIL, first_of_chains, indirect_inplace_flag, inplace_false, inplace_flag_risk, multi_view_error, name_of, out_of_place_rewrite,
                       value_dropped, written_name)
 
 RULE = Rule(
@@ -55,7 +55,8 @@ RULE = Rule(
 
 @RULE.checker
 def check(ctx):
-    for problem in ctx.problems("multi-view-write"):
+    problems, _ = first_of_chains(list(ctx.problems("multi-view-write")))  # torch raises at the chain's first
+    for problem in problems:
         write, tensor, hint = problem.write, problem.tensor, problem.top
         name = name_of(tensor)
         fix = _fix(ctx, write, tensor, hint)

@@ -7,8 +7,8 @@ from ._common import name_of
 
 def inference_fix(ctx, tensor):
     """`torch.inference_mode()` -> `torch.no_grad()` where the tensor was created (safe: same values)."""
-    torch = ctx.torch_name()
-    if torch is None or tensor.inference_call is None:
+    torch = ctx.torch_name(tensor.inference_call, tensor.inference_top) if tensor.inference_call is not None else None
+    if torch is None:
         return None
     return make_fix("safe", ctx.t(f"Create it under `{torch}.no_grad()` instead of `inference_mode()`",
                                   f"改在 `{torch}.no_grad()` 中创建，而不是 `inference_mode()`"),

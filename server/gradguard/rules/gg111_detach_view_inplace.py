@@ -1,8 +1,15 @@
 """GG111: `detach_()` on a view (torch: "Can't detach views in-place")."""
 from __future__ import annotations
 
+import io
+import tokenize
+
 import libcst as cst
 
+from ..file_index import file_index
+from ..findings import Edit
+from ..fixes_order import _binds, _parents
+from ..source import Span
 from . import Rule, make_fix
 from ._common import name_of
 
@@ -37,9 +44,16 @@ RULE = Rule(
     fix_safety={
         "en": "`h.detach_()` as a statement becomes `h = h.detach()` (unsafe): the name now holds a detached tensor "
               "sharing the storage, which is what torch's message asks for; other references to the same view "
-              "(a list it is stored in) still carry the graph, so detach those where they are read if they must not.",
+              "(a list it is stored in) still carry the graph, so detach those where they are read if they must not. A "
+              "loop detaching each element (`for s in state: s.detach_()`, nothing else in its body) becomes "
+              "`state = tuple(s.detach() for s in state)` when `state` is only ever bound to a tuple display (unsafe, "
+              "for the same reason); re-binding the loop's name would be lost at the next element, so that gets no "
+              "other fix.",
         "zh": "语句 `h.detach_()` 改为 `h = h.detach()`（不安全修复）：名字改指向共享存储的已分离张量，这正是 torch 报错信息"
-              "所建议的；指向同一视图的其他引用（例如存放它的列表）仍带着计算图，若它们也不应带图，请在读取处分别 detach。",
+              "所建议的；指向同一视图的其他引用（例如存放它的列表）仍带着计算图，若它们也不应带图，请在读取处分别 detach。"
+              "逐个分离元素的循环（`for s in state: s.detach_()`，循环体只有这一句）在 `state` 只被绑定为元组字面量时改为 "
+              "`state = tuple(s.detach() for s in state)`（不安全修复，原因同上）；重新绑定循环变量在下一个元素时就丢失了，"
+              "所以不提供其他修复。",
     },
     runtime_error="Can't detach views in-place. Use detach() instead. If you are using DistributedDataParallel (DDP) "
                   "for training, and gradient_as_bucket_view is set as True, gradients are views of DDP buckets, and "
@@ -77,8 +91,62 @@ def _rebind_fix(ctx, problem, hint):
     receiver = call.func.value
     if type(receiver) not in (cst.Name, cst.Attribute):
         return None
+    loop = _loop_binding(ctx, stmt, receiver, hint)
+    if loop is not None:
+        # `for s in top_state: s.detach_()`: re-binding the loop's name is lost at the next item
+        return _detach_each_fix(ctx, loop, hint)
     target = ctx.code(receiver)
     edit = ctx.replace_node(call, hint, f"{target} = {target}.detach()")
     return make_fix("unsafe", ctx.t(
         f"Rebind `{target}` to `{target}.detach()` (unsafe: other references to the view keep its graph)",
         f"把 `{target}` 改指向 `{target}.detach()`（不安全：指向该视图的其他引用仍带计算图）"), edit)
+
+
+def _loop_binding(ctx, stmt, receiver, hint):
+    """The `for` whose target is the receiver's name and whose body holds `stmt` (a loop's element), else None."""
+    if type(receiver) is not cst.Name:
+        return None
+    top = hint
+    if top is None:
+        return None
+    parents = _parents(top)
+    node = parents.get(id(stmt))
+    while node is not None and not isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+        if isinstance(node, cst.For):
+            return node if type(node.target) is cst.Name and node.target.value == receiver.value else None
+        node = parents.get(id(node))
+    return None
+
+
+def _detach_each_fix(ctx, loop, hint):
+    """`for s in top_state: s.detach_()` (nothing else in the body) -> `top_state = tuple(s.detach() for s in
+    top_state)`, when every binding of `top_state` in the file is a tuple display: the name then holds detached
+    tensors sharing the views' storage, as the in-place detach meant; other references keep the graph (unsafe)."""
+    body = loop.body.body if isinstance(loop.body, cst.IndentedBlock) else ()
+    if len(body) != 1 or loop.orelse is not None or loop.asynchronous is not None or type(loop.iter) is not cst.Name:
+        return None
+    seq, item = loop.iter.value, loop.target.value
+    bindings = [n for n in file_index(ctx).all_nodes() if isinstance(n, cst.Assign)
+                and any(type(t.target) is cst.Name and t.target.value == seq for t in n.targets)]
+    others = [n for n in file_index(ctx).all_nodes() if isinstance(n, (cst.AugAssign, cst.AnnAssign, cst.For,
+                                                                          cst.CompFor, cst.NamedExpr))
+              and seq in _binds(n.target)]
+    if not bindings or others or any(len(n.targets) != 1 or type(n.value) is not cst.Tuple for n in bindings):
+        return None
+    new = f"{seq} = tuple({item}.detach() for {item} in {seq})"
+    span = ctx.span(loop, hint)
+    if span is None or ctx.source.line_text(span.start_line)[:span.start_col].strip():
+        return None
+    end = len(ctx.source.line_text(span.end_line))
+    original = ctx.source.text[ctx.source.offset(span.start_line, span.start_col):ctx.source.offset(span.end_line, end)]
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(original + "\n").readline))
+    except (tokenize.TokenError, SyntaxError):
+        return None
+    if "\\\n" in original:
+        return None  # a continuation inside the loop
+    comments = [t.string for t in tokens if t.type == tokenize.COMMENT]  # kept, on the new line
+    edit = Edit(Span(span.start_line, span.start_col, span.end_line, end), "  ".join([new, *comments]))
+    return make_fix("unsafe", ctx.t(
+        f"Replace the loop with `{new}` (unsafe: other references to the views keep their graph)",
+        f"把这个循环改为 `{new}`（不安全：指向这些视图的其他引用仍带计算图）"), edit)

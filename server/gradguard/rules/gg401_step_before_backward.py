@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from . import Rule, make_fix
-from ..fixes_order import detach_kept_from_init, recompute_after_step, recompute_at_loop_top
+from ..fixes_order import detach_carried_into_loop, detach_kept_from_init, recompute_after_step, recompute_at_loop_top
 from ._common import STALE_ERROR, STALE_MATCH, stale_error, stale_timeline, use_phrase, weight_save_notes
 
 RULE = Rule(
@@ -52,6 +52,10 @@ RULE = Rule(
               "with the line that started the sum (`loss = 0.0`): every name a recomputed statement reads keeps "
               "the value it had. A forward built by an earlier loop (`for j in range(d_steps): fake = netG(z)`) "
               "and stepped by a later one is copied to the top of that loop, so every pass builds its own graph. "
+              "A recurrent state computed before a loop and carried into it (a memory transformer's first segment, "
+              "`logits, memory = model(inp, memory)` before `opt.step()`, then the loop reads `memory`) is cut after "
+              "the step: `memory = memory.detach()` (unsafe: no gradient flows back into what came before the step; "
+              "the values stay, as the loop's own carry does, GG402). "
               "A value computed by a layer in `__init__` and kept on the object (`self.mask_e = "
               "self.embedding(ids)`) is detached where it is made (unsafe: it no longer trains what computed it). "
               "No fix is offered when the forward runs in another function than the step (a helper returning the "
@@ -73,7 +77,10 @@ RULE = Rule(
               "`if` 中的反向传播之前，则在第二个 `if` 的开头重新计算。step 之前向之后的损失累加的循环（`for u in ...: "
               "loss += ...`）连同开始求和的那一行（`loss = 0.0`）整体重新运行：每条重新计算的语句读取的名字都保持原来的值。"
               "由之前的循环构建（`for j in range(d_steps): fake = netG(z)`）、被之后的循环 step 的前向传播复制到该循环的开头，"
-              "使每一轮构建自己的计算图。在 `__init__` 中由层计算并保存在对象上的值（`self.mask_e = self.embedding(ids)`）"
+              "使每一轮构建自己的计算图。在循环之前计算并带入循环的循环状态（记忆 Transformer 的第一段："
+              "`opt.step()` 之前的 `logits, memory = model(inp, memory)`，之后循环读取 `memory`）在 step 之后截断："
+              "`memory = memory.detach()`（不安全：梯度不再流回 step 之前的部分；数值不变，与循环自己的携带状态相同，见 GG402）。"
+              "在 `__init__` 中由层计算并保存在对象上的值（`self.mask_e = self.embedding(ids)`）"
               "在产生处调用 detach（不安全：不再训练计算它的部分）。若前向传播与 step 不在同一个函数中（返回损失的辅助函数在"
               "执行 step 的辅助函数之前调用）、计算图经由另一个循环构建的列表到达反向传播、之后的损失在 step 之前的 "
               "`with`/`while`/`try` 中构建，或重新计算的前向传播的输入在 step 之前被重新绑定，则不提供修复；此时消息会用程序"
@@ -124,6 +131,8 @@ def check(ctx):
         fix = None
         kept = detach_kept_from_init(ctx, group) if repaired is None else None
         at_top = recompute_at_loop_top(ctx, group) if repaired is None and kept is None else None
+        entering = detach_carried_into_loop(ctx, problem) if repaired is None and kept is None and at_top is None \
+            else None
         if kept is not None:
             edit, new = kept
             fix = make_fix("unsafe", ctx.t(
@@ -149,6 +158,17 @@ def check(ctx):
                 f"`{write.op}`（第 {w_line} 行）原地修改了 {write.target_name}，但第 {s_line} 行构建的计算图保存了它们，"
                 f"而{use_phrase(ctx, problem)}在下一轮再次经过这张图。请在第 {info['loop']} 行循环的开头运行 "
                 f"`{info['text']}`，让每一轮构建自己的计算图。")
+        elif entering is not None:
+            edit, line = entering
+            fix = make_fix("unsafe", ctx.t(
+                f"Add `{line}` after line {w_line} (unsafe: cuts the graph, no gradient into what came before the step)",
+                f"在第 {w_line} 行之后加上 `{line}`（不安全：截断计算图，梯度不再流入 step 之前的部分）"), edit)
+            message = ctx.t(
+                f"`{write.op}` (line {w_line}) modifies {write.target_name} in place, but the graph built on line "
+                f"{s_line} saved them, and the loop carries it on: {use_phrase(ctx, problem)} goes through it again. "
+                f"Cut it after the step: `{line}`.",
+                f"`{write.op}`（第 {w_line} 行）原地修改了 {write.target_name}，但第 {s_line} 行构建的计算图保存了它们，"
+                f"而循环把它带了下去：{use_phrase(ctx, problem)}再次经过这张图。请在 step 之后截断它：`{line}`。")
         elif repaired is not None:
             edit, info = repaired
             nums = [str(n) for n in info["lines"]]

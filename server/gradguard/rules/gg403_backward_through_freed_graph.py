@@ -6,6 +6,7 @@ import re
 import libcst as cst
 
 from . import Rule, make_fix
+from .. import fixes
 from ..fixes_order import detach_carry_at_read
 from ._common import carry_fix_title, detach_carry_fix
 
@@ -42,7 +43,9 @@ RULE = Rule(
               "tuple(s.detach() for s in state)` for LSTM state, so a `state = None` start still works); when the "
               "rest of the iteration still computes the loss from `h` (`h = cell(x, h)`), that line goes at the "
               "end of the loop body, so every iteration's gradients still reach the model. State kept on the "
-              "object across calls (`self.hidden` re-bound in `forward`) is detached right after that line. When a `continue` "
+              "object across calls (`self.hidden` re-bound in `forward`) is detached right after that line, and so is "
+              "every other attribute that method re-binds from itself and from the same arguments (`self.z = self.z + "
+              "k.sum(0)` beside `self.M = self.M + k.T @ v`): it carries the same iteration's graph. When a `continue` "
               "could skip that line, the method returns the state, or a running statistic is updated in "
               "place of a re-binding, the state is detached where the next iteration first reads it "
               "(`self.rnn(x, self.hidden.detach())`); no fix for a tuple or `None` start there, nor for a "
@@ -54,7 +57,9 @@ RULE = Rule(
               "`out, h = rnn(x, h)` 之后加一行 `h = h.detach()`（`y, (h, c) = lstm(...)` 之后加 `h, c = h.detach(), c.detach()`；"
               "LSTM 状态用 `state = tuple(s.detach() for s in state)`，因此从 `state = None` 开始也能运行）；"
               "如果本轮之后的代码仍用 `h` 计算损失（`h = cell(x, h)`），这一行放在循环体末尾，每一轮的梯度仍能到达模型。"
-              "保存在对象上、跨调用携带的状态（在 `forward` 中重新绑定的 `self.hidden`）在那一行之后立即调用 `detach()`。"
+              "保存在对象上、跨调用携带的状态（在 `forward` 中重新绑定的 `self.hidden`）在那一行之后立即调用 `detach()`；"
+              "该方法中由自身和相同参数重新绑定的其他属性（与 `self.M = self.M + k.T @ v` 并列的 `self.z = self.z + k.sum(0)`）"
+              "携带同一轮的计算图，也一并调用 `detach()`。"
               "若 `continue` 可能跳过那一行、方法返回了该状态，或者是就地更新的滑动统计量，则在下一轮第一次读取该状态的地方调用 `detach()`（`self.rnn(x, self.hidden.detach())`）；那里若是元组或以 `None` 开始，或者是可学习的初始状态，则不提供修复。不安全修复：梯度不再流入之前的迭代。",
     },
     runtime_error="Trying to backward through the graph a second time (or directly access saved tensors after they have "
@@ -102,7 +107,13 @@ def check(ctx):
             continue
         detached = detach_carry_fix(ctx, problem) or detach_carry_at_read(ctx, problem)
         new = detached[1] if detached else f"{problem.carry_target}.detach()"
-        fix = make_fix("unsafe", carry_fix_title(ctx, detached, new), detached[0] if detached else None)
+        siblings = fixes.detach_sibling_state(ctx, problem) if detached else []
+        title = carry_fix_title(ctx, detached, new)
+        if siblings:  # the same graph carried in other attributes too: all detached, or the next backward raises
+            also = ", ".join(f"`{text}`" for _, text in siblings)
+            title = ctx.t(f"Carry `{new}` and {also} (unsafe: cuts the graph, no gradient into earlier iterations)",
+                          f"把传给下一轮的状态改为 `{new}`，以及 {also}（不安全：截断计算图，梯度不再流入之前的迭代）")
+        fix = make_fix("unsafe", title, detached[0] if detached else None, *(edit for edit, _ in siblings))
         freed_by = problem.detail.get("freed_by")
         f_line = ctx.line(freed_by, hint) if freed_by is not None else 0
         b_line = ctx.line(problem.use, hint) if problem.use is not None else 0

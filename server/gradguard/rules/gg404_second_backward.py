@@ -47,7 +47,8 @@ RULE = Rule(
               "to the top of the loop body (each iteration builds its graph from the current weights; in a notebook, "
               "where the forward's cell and the loop's differ, it is copied there and its cell is left as it is), "
               "unless the "
-              "loop already runs that forward on the same inputs (PPO's old log-probs beside the new ones: moved, "
+              "loop already runs that forward on the same inputs or on rows of them (PPO's old log-probs beside the "
+              "new ones, `actor(obs[idx])` over minibatches of the rollout: moved, "
               "the two would be equal and the ratio always 1), where the value before the loop is a snapshot and is "
               "read detached in the loop (`old.detach()`); when nothing "
               "ever updates them (labels from a teacher, targets from a leaf that requires grad), the value is "
@@ -68,7 +69,7 @@ RULE = Rule(
               "message names it.",
         "zh": "提供哪种修复取决于代码的形态，每种都是不安全修复（它改变了程序的计算，而原程序因报错根本算不出结果）。"
               "在循环之前构建、每一轮都反向传播的计算图：如果循环会更新它的参数，前向传播移到循环体开头（每一轮都用当前权重"
-              "建图；在 notebook 中，若前向传播与循环不在同一个单元格，则复制到循环开头，原单元格不变），除非循环已经对相同的输入运行同一个前向传播（PPO 中旧的 log-prob 与新的并列：移进循环后两者相等，比值恒为 1），"
+              "建图；在 notebook 中，若前向传播与循环不在同一个单元格，则复制到循环开头，原单元格不变），除非循环已经对相同的输入或其中的若干行运行同一个前向传播（PPO 中旧的 log-prob 与新的并列：移进循环后两者相等，比值恒为 1），"
               "这时循环之前的值是快照，在循环中改为读取 `old.detach()`；如果从来没有代码更新这些参数（教师模型给出的标签、来自需要梯度的叶子张量的目标），就在产生该值的地方"
               "调用 `detach()`。第二次反向传播所用的和在第一次的基础上继续累加（`loss = 0; for ...: loss += l; "
               "loss.backward()`，之后再次 `loss += l`：SAM 的第二遍）：把开始求和的那一行（`loss = 0`）复制到第二次求和之前。"
