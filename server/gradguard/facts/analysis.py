@@ -688,11 +688,21 @@ class FileAnalysis:
             # the text test is a superset of the tree walk (it also matches comments, docstrings, `x: T[int] = 0`):
             # a function whose text cannot match is skipped without walking its tree
             hot = self._text_writes(fn)
-            writes = hot is not False and _writes_in(fn.body)
+            writes = hot is not False and self._own_writes(fn)
             if not writes:
                 writes = self._calls_writing_code(fn)
             known = self._writes[id(fn)] = (fn, writes)
         return known[1]
+
+    def _own_writes(self, fn: cst.FunctionDef) -> bool:
+        """`_writes_in(fn.body)`, kept across edits with the function's node (each check asks it of every member)."""
+        key = ("writes", id(fn))
+        entry = self.block_index.get(key) if self.block_index is not None else None
+        if entry is None or entry[0] is not fn:
+            entry = (fn, _writes_in(fn.body))
+            if self.block_index is not None:
+                self.block_index[key] = entry
+        return entry[1]
 
     def _calls_writing_code(self, fn: cst.FunctionDef) -> bool:
         """`forward` that only calls `self.attn_drop(x)` (an `nn.Dropout(inplace=True)` built in `__init__`) or a
