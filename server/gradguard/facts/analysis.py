@@ -394,12 +394,7 @@ class FileAnalysis:
                 for stmt in module.body:
                     self._run_definitions(stmt, class_info=None, top=stmt)
                 deps = tuple(self.deps - {module})
-                resolution = None  # a batch check runs each block once: nothing to record for a later edit
-                if self.module_runs is not None:
-                    words = frozenset().union(*(self._words_of(m) for m in (module, *deps)))
-                    bound = self._names_bound()
-                    resolution = (words, {w: bound[w] for w in words if w in bound})
-                cached = (module, self.facts, deps, resolution)
+                cached = (module, self.facts, deps, self._resolution(module, deps))
                 self.deps = None
                 if self.block_cache is not None:
                     self.block_cache[key] = cached
@@ -409,6 +404,15 @@ class FileAnalysis:
             file_facts.problems = [p for p in file_facts.problems
                                    if p.detail.get("escape_of", "") not in self.called_names or not p.detail.get("escape_of")]
         return file_facts
+
+    def _resolution(self, module: cst.Module, deps: tuple) -> tuple | None:
+        """How the names of a cached run's blocks resolve at module level, to compare at reuse; None in a batch
+        check, which runs each block once (nothing to record for a later edit)."""
+        if self.module_runs is None:
+            return None
+        words = frozenset().union(*(self._words_of(m) for m in (module, *deps)))
+        bound = self._names_bound()
+        return words, {w: bound[w] for w in words if w in bound}
 
     def _start_cached_run(self) -> None:
         """A block's or a member's run on its own starts afresh: its own Facts, instances, summaries and budget."""
@@ -471,12 +475,8 @@ class FileAnalysis:
                 finally:
                     self._member_class = None
                 deps = tuple(self.deps - {module})
-                resolution = None  # a batch check runs each member once: nothing to record for a later edit
-                if self.module_runs is not None:
-                    words = frozenset().union(*(self._words_of(m) for m in (module, *deps)))
-                    bound = self._names_bound()
-                    resolution = (words, {w: bound[w] for w in words if w in bound})
-                cached = (item, self.facts, deps, tuple(self.member_deps - {item}), header, resolution)
+                cached = (item, self.facts, deps, tuple(self.member_deps - {item}), header,
+                          self._resolution(module, deps))
                 self.deps = None
                 if self.block_cache is not None:
                     self.block_cache[key] = cached
