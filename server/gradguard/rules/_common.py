@@ -821,6 +821,8 @@ def stale_error(save, write, ctx: RuleContext | None = None, problem=None) -> st
     sizes = ", ".join(str(n) for n in shape) if shape is not None else "..."
     text = f"{STALE_MATCH}: [torch.{kind} [{sizes}]]"
     output_of = stale_output_of(save, write, ctx)
+    if output_of and ctx is not None and _another_stale_save_of_the_op(save, write, ctx):
+        output_of = None  # the op saved another tensor the same write made stale: torch may unpack that one first
     if output_of:
         text += f", which is output {getattr(save, 'tuple_index', None) or 0} of {output_of},"
     counter = save.counter
@@ -834,6 +836,16 @@ def stale_error(save, write, ctx: RuleContext | None = None, problem=None) -> st
     now = at_use if at_use is not None and straight else write.version_after
     now, then = (now, save.version) if known else ("<n>", "<m>")
     return f"{text} is at version {now}; expected version {then} instead. {STALE_HINT}"
+
+
+def _another_stale_save_of_the_op(save, write, ctx: RuleContext) -> bool:
+    """Did the op behind `save` save another tensor that `write` also made stale (`rec(memory_init)` saves its
+    input and its weight; `opt.step()` writes both)?"""
+    for other in getattr(ctx.facts, "saves", ()) or ():
+        if other is not save and other.node is save.node and other.counter is not save.counter \
+                and any(w.node is write.node for w in other.counter.writes):
+            return True
+    return False
 
 
 def is_form(runtime_error: str) -> bool:
@@ -1030,8 +1042,9 @@ def multi_view_error(ctx: RuleContext, tensor) -> str:
         name = _split_kind(origin, name)
     row = load_op_table().get(name) if name else None
     node = row.printed("output_of", name) if row is not None else None
-    if row is not None and row.view != "multi":
+    if row is not None and row.view != "multi" and getattr(getattr(tensor, "view_of", None), "view_kind", "") != "multi":
         node = "Unbind"  # the views came from unpacking or iterating this op's single result: torch unbinds it
+    # else a view made of a piece (`q.reshape(...).transpose(1, 2)`): torch names that op (`Output 0 of Transpose`)
     return f"Output <i> of {node or '<op>'} {MULTI_VIEW_TAIL}"
 
 
