@@ -171,6 +171,15 @@ class FileIndex:
             self._counters = by_counter
         return self._counters.get(id(counter), [])
 
+    def saves_by_op(self, node) -> list:
+        """The saves the analysis recorded at the op `node` (its input, its weight, ...)."""
+        by_op = self.memo("saves_by_op")
+        if not by_op:
+            for save in getattr(self._ctx.facts, "saves", ()) or ():
+                by_op.setdefault(id(save.node), []).append(save)
+            by_op[None] = []  # built, even for a file without saves
+        return by_op.get(id(node), [])
+
     def nodes_with_holders(self, root) -> list:
         """(node, the simple statement line holding it) for every node under `root`, walked once."""
         found = self._holders_of.get(id(root))

@@ -912,7 +912,7 @@ class FileAnalysis:
         if template is not None and fresh:
             obj, steps, calls, deps, member_deps = template
             try:
-                copy = _Copier((), (), (), (), keep_dtype=True, writes=True).value(obj)
+                copy = _instance_copy(obj)
             except _NotSummarisable:
                 copy = None
                 self._templates[id(info)] = None  # not copied faithfully: each method builds its own
@@ -926,7 +926,7 @@ class FileAnalysis:
         obj, deps, member_deps = self._build_apart(info, top, recording=False)
         if later > 0 and self._offer_template(info, obj, fresh, deps, member_deps):
             try:  # the template is never handed out: a method's run changes its instance
-                return _Copier((), (), (), (), keep_dtype=True, writes=True).value(obj)
+                return _instance_copy(obj)
             except _NotSummarisable:
                 self._templates[id(info)] = None
         return obj
@@ -940,6 +940,12 @@ class FileAnalysis:
         if class_info is not None and fn.name.value == "__init__":
             return GRAD_ON
         return GRAD_UNKNOWN
+
+
+def _instance_copy(obj):
+    """A copy of a built instance with objects of its own, its writes as they were (same paths: `self` is built
+    outside any branch); raises _NotSummarisable for what cannot be copied faithfully."""
+    return _Copier((), (), (), (), keep_dtype=True, writes=True).value(obj)
 
 
 def _same_nodes(old: tuple, new: tuple) -> bool:

@@ -841,11 +841,11 @@ def stale_error(save, write, ctx: RuleContext | None = None, problem=None) -> st
 def _another_stale_save_of_the_op(save, write, ctx: RuleContext) -> bool:
     """Did the op behind `save` save another tensor that `write` also made stale (`rec(memory_init)` saves its
     input and its weight; `opt.step()` writes both)?"""
-    for other in getattr(ctx.facts, "saves", ()) or ():
-        if other is not save and other.node is save.node and other.counter is not save.counter \
-                and any(w.node is write.node for w in other.counter.writes):
-            return True
-    return False
+    from ..file_index import file_index
+
+    return any(other is not save and other.counter is not save.counter
+               and any(w.node is write.node for w in other.counter.writes)
+               for other in file_index(ctx).saves_by_op(save.node))
 
 
 def is_form(runtime_error: str) -> bool:
